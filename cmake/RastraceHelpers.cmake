@@ -1,0 +1,103 @@
+# One place that knows how a part, a test, a benchmark and a fuzzer are built.
+
+function(rastrace_set_warnings)
+  add_compile_options(-Wall -Wextra -Werror -Wno-missing-field-initializers)
+  if(RASTRACE_SANITIZE)
+    add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                        -fno-sanitize-recover=undefined)
+    add_link_options(-fsanitize=address,undefined)
+  endif()
+  if(RASTRACE_TSAN)
+    add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=thread)
+  endif()
+endfunction()
+
+function(rastrace_part_enabled part out)
+  if(RASTRACE_PARTS STREQUAL "" OR part IN_LIST RASTRACE_PARTS OR part STREQUAL "common")
+    set(${out} ON PARENT_SCOPE)
+  else()
+    set(${out} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+# rastrace_library(<name> SOURCES ... [DEPS ...]): internal static library rastrace_<name>.
+function(rastrace_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(rastrace_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(rastrace_${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+  target_link_libraries(rastrace_${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# rastrace_test(<name> SOURCES ... [DEPS ...]): a GoogleTest binary under build/tests, each test
+# case registered with CTest.
+function(rastrace_test name)
+  if(NOT RASTRACE_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    RASTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    RASTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
+    WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
+    PROPERTIES LABELS ${name}
+    ENVIRONMENT "RASTRACE_BIN=${PROJECT_BINARY_DIR}/bin;RASTRACE_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()
+
+# rastrace_bench(<name> SOURCES ... [DEPS ...]): a Google Benchmark binary under build/bench.
+function(rastrace_bench name)
+  if(NOT RASTRACE_BENCH)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+endfunction()
+
+# rastrace_fuzzer(<name> SOURCE <file> [DEPS ...]): with RASTRACE_FUZZ a libFuzzer binary under
+# build/fuzz; otherwise a replay binary that feeds every file of fuzz/corpus/<name> (and
+# fuzz/regressions/<name>) to the same entry point, registered as a test, so the corpus and every
+# crash ever found run in the ordinary and sanitizer suites.
+function(rastrace_fuzzer name)
+  cmake_parse_arguments(ARG "" "SOURCE" "DEPS" ${ARGN})
+  if(RASTRACE_FUZZ)
+    add_executable(${name} ${ARG_SOURCE})
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+    set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz)
+  elseif(RASTRACE_TESTS)
+    add_executable(${name}_replay ${ARG_SOURCE} ${PROJECT_SOURCE_DIR}/fuzz/replay_main.cc)
+    target_link_libraries(${name}_replay PRIVATE ${ARG_DEPS})
+    set_target_properties(${name}_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                          ${PROJECT_BINARY_DIR}/tests)
+    add_test(NAME fuzz_replay.${name}
+             COMMAND ${name}_replay ${PROJECT_SOURCE_DIR}/fuzz/corpus/${name}
+                     ${PROJECT_SOURCE_DIR}/fuzz/regressions/${name})
+  endif()
+endfunction()
+
+# rastrace_tool(<name> SOURCES ... [DEPS ...]): a command under build/bin, installed.
+function(rastrace_tool name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endfunction()
+
+# rastrace_export(<target>...): a library users link against; installed and in the CMake package.
+function(rastrace_export)
+  install(TARGETS ${ARGN} EXPORT rastraceTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set_property(GLOBAL APPEND PROPERTY RASTRACE_EXPORTED ${ARGN})
+endfunction()

@@ -1,0 +1,2 @@
+// Anchors the common library; everything in it is header-only so far.
+#include "common/result.h"
