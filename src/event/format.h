@@ -50,5 +50,6 @@ inline constexpr uint16_t kUtilCpus = 0x0101;     // words: total cpus, traced c
 inline constexpr uint16_t kUtilBufferMode = 0x0102;  // words: mode, buffer bytes, log bytes
 inline constexpr uint16_t kUtilExec = 0x0103;     // generic: word pid; buffer S2 path
 inline constexpr uint16_t kUtilThreadName = 0x0104;  // generic: word tid; buffer S2 name
+inline constexpr uint16_t kUtilSource = 0x0105;  // generic: word source number; buffer S2 name
 
 }  // namespace rastrace::event
