@@ -1,0 +1,92 @@
+#include "buffer/ring_buffer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace rastrace::buffer {
+
+RingBuffer::RingBuffer(size_t capacity_bytes, Mode mode, uint64_t thread_id) {
+  producer_.thread_id = thread_id;
+  Reset(capacity_bytes, mode);
+}
+
+void RingBuffer::Reset(size_t capacity_bytes, Mode mode) {
+  const size_t bytes = std::bit_ceil(std::clamp(capacity_bytes, kMinBytes, kMaxBytes));
+  const size_t words = bytes / 8;
+  if (words != producer_.capacity_words) {
+    // Value-initialised on purpose: touching every page now keeps page faults off the hot path.
+    storage_ = std::make_unique<uint64_t[]>(words);
+  }
+  producer_.data = storage_.get();
+  producer_.capacity_words = words;
+  producer_.mask = words - 1;
+  producer_.mode = mode;
+  producer_.head = 0;
+  producer_.cached_tail = 0;
+  shared_.head.store(0, std::memory_order_relaxed);
+  shared_.lost.store(0, std::memory_order_relaxed);
+  shared_.full.store(false, std::memory_order_relaxed);
+  consumer_.tail.store(0, std::memory_order_release);
+}
+
+bool RingBuffer::MakeRoom(size_t words) {
+  const uint64_t head = producer_.head;
+  const uint64_t capacity = producer_.capacity_words;
+  producer_.cached_tail = consumer_.tail.load(std::memory_order_acquire);
+  if (head + words - producer_.cached_tail <= capacity) return true;
+  if (words > capacity) {
+    CountLost();
+    return false;
+  }
+  switch (producer_.mode) {
+    case Mode::kAlternate:
+      CountLost();
+      return false;
+    case Mode::kSingle:
+      CountLost();
+      shared_.full.store(true, std::memory_order_relaxed);
+      return false;
+    case Mode::kCircular: {
+      // Overwrite the oldest whole events; each one overwritten is lost.
+      uint64_t tail = producer_.cached_tail;
+      uint64_t overwritten = 0;
+      while (head + words - tail > capacity) {
+        tail += EventWords(WordAt(tail));
+        ++overwritten;
+      }
+      // A corrupt size cannot carry the tail past the head: clamp, so the ring stays usable.
+      if (tail > head) tail = head;
+      shared_.lost.store(shared_.lost.load(std::memory_order_relaxed) + overwritten,
+                         std::memory_order_relaxed);
+      producer_.cached_tail = tail;
+      consumer_.tail.store(tail, std::memory_order_release);
+      return true;
+    }
+  }
+  return false;
+}
+
+void RingBuffer::PutBytes(uint64_t position, const void* bytes, size_t length) {
+  const auto* source = static_cast<const uint8_t*>(bytes);
+  const size_t whole = length / 8;
+  const size_t index = position & producer_.mask;
+  const size_t first = std::min<size_t>(whole, producer_.capacity_words - index);
+  if (first != 0) std::memcpy(producer_.data + index, source, first * 8);
+  if (whole > first) std::memcpy(producer_.data, source + first * 8, (whole - first) * 8);
+  if (const size_t rest = length % 8; rest != 0) {
+    uint64_t last = 0;
+    std::memcpy(&last, source + whole * 8, rest);
+    Put(position + whole, last);
+  }
+}
+
+void RingBuffer::CopyOut(uint64_t position, size_t words, void* out) const {
+  auto* target = static_cast<uint8_t*>(out);
+  const size_t index = position & producer_.mask;
+  const size_t first = std::min<size_t>(words, producer_.capacity_words - index);
+  std::memcpy(target, producer_.data + index, first * 8);
+  if (words > first) std::memcpy(target + first * 8, producer_.data, (words - first) * 8);
+}
+
+}  // namespace rastrace::buffer

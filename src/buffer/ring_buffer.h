@@ -1,0 +1,121 @@
+// A per-thread single-producer single-consumer ring of encoded 64-bit-layout events, held as native
+// 8-byte words exactly as they go to the log, so draining only copies bytes.
+//
+// The producer (the owning thread) never locks, allocates or calls the kernel: it compares its
+// position with a cached copy of the consumer's, stores the words and publishes its position with
+// a release store. The consumer (the writer thread) acquires that position, copies the events and
+// hands the space back with a release store of its own position.
+//
+// What happens when an event does not fit depends on the mode (as AIX trace):
+//  - alternate: the event is dropped and counted; the writer drains the ring while tracing runs;
+//  - circular:  the oldest whole events are overwritten and counted; the ring is drained once,
+//               after the producer has stopped;
+//  - single:    the event is dropped and counted and the ring reports itself full, which ends
+//               tracing; the ring is drained once, after the producer has stopped.
+// Every event that is dropped or overwritten is counted in lost(): nothing is lost silently.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "buffer/event_words.h"
+
+namespace rastrace::buffer {
+
+enum class Mode : uint8_t { kAlternate = 0, kCircular = 1, kSingle = 2 };
+
+inline constexpr size_t kCacheLine = 64;
+
+class RingBuffer {
+ public:
+  static constexpr size_t kMinBytes = 4096;
+  static constexpr size_t kMaxBytes = size_t{1} << 34;
+
+  // `capacity_bytes` is clamped to [kMinBytes, kMaxBytes] and rounded up to a power of two. The
+  // memory is allocated and touched here, so the first events do not take page faults.
+  RingBuffer(size_t capacity_bytes, Mode mode, uint64_t thread_id);
+  RingBuffer(const RingBuffer&) = delete;
+  RingBuffer& operator=(const RingBuffer&) = delete;
+
+  // ---- Producer side: the owning thread only.
+
+  // Reserves `words` words for one event at *position. False when the event does not fit in this
+  // mode; the event is then counted as lost.
+  bool Reserve(size_t words, uint64_t* position) {
+    const uint64_t head = producer_.head;
+    if (head + words - producer_.cached_tail > producer_.capacity_words) [[unlikely]] {
+      if (!MakeRoom(words)) return false;
+    }
+    *position = head;
+    return true;
+  }
+  void Put(uint64_t position, uint64_t word) { producer_.data[position & producer_.mask] = word; }
+  // Stores `length` bytes from `position` on, the last word zero-padded.
+  void PutBytes(uint64_t position, const void* bytes, size_t length);
+  // Makes every word before `end` visible to the consumer.
+  void Publish(uint64_t end) {
+    producer_.head = end;
+    shared_.head.store(end, std::memory_order_release);
+  }
+  // Counts one event the caller could not even try to store (for example longer than the ring).
+  void CountLost() {
+    shared_.lost.store(shared_.lost.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+
+  // ---- Consumer side.
+
+  uint64_t head() const { return shared_.head.load(std::memory_order_acquire); }
+  uint64_t tail() const { return consumer_.tail.load(std::memory_order_acquire); }
+  uint64_t WordAt(uint64_t position) const { return producer_.data[position & producer_.mask]; }
+  // Copies `words` words from `position` to `out` (8 * words bytes), across the wrap.
+  void CopyOut(uint64_t position, size_t words, void* out) const;
+  // Hands the words before `position` back to the producer.
+  void Release(uint64_t position) { consumer_.tail.store(position, std::memory_order_release); }
+
+  // ---- Either side.
+
+  uint64_t lost() const { return shared_.lost.load(std::memory_order_relaxed); }
+  // Single mode: an event did not fit, so tracing should end.
+  bool full() const { return shared_.full.load(std::memory_order_relaxed); }
+  size_t capacity_bytes() const { return producer_.capacity_words * 8; }
+  Mode mode() const { return producer_.mode; }
+  uint64_t thread_id() const { return producer_.thread_id; }
+
+  // Empties the ring and clears its counts, with a new capacity and mode. Only while neither side
+  // is using it (between tracing sessions).
+  void Reset(size_t capacity_bytes, Mode mode);
+
+ private:
+  // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
+  bool MakeRoom(size_t words);
+
+  struct alignas(kCacheLine) Producer {
+    uint64_t head = 0;         // next word to write; published in shared_.head
+    uint64_t cached_tail = 0;  // last consumer position seen
+    uint64_t* data = nullptr;
+    uint64_t mask = 0;
+    uint64_t capacity_words = 0;
+    uint64_t thread_id = 0;
+    Mode mode = Mode::kAlternate;
+  };
+  // Written by the producer, read by the consumer: kept off the producer's private line so a
+  // consumer read does not take that line away from the producer.
+  struct alignas(kCacheLine) Shared {
+    std::atomic<uint64_t> head{0};
+    std::atomic<uint64_t> lost{0};
+    std::atomic<bool> full{false};
+  };
+  struct alignas(kCacheLine) Consumer {
+    // The consumer's position. In circular mode the producer moves it while overwriting.
+    std::atomic<uint64_t> tail{0};
+  };
+
+  Producer producer_;
+  Shared shared_;
+  Consumer consumer_;
+  std::unique_ptr<uint64_t[]> storage_;
+};
+
+}  // namespace rastrace::buffer

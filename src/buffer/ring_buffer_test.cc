@@ -1,0 +1,232 @@
+#include "buffer/ring_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rastrace::buffer {
+namespace {
+
+constexpr uint64_t kTid = 4242;
+
+// A TRCHKL1T-shaped event (hookword, word, tid, timestamp): 4 words, the word carrying `seq`.
+bool WriteSeq(RingBuffer& ring, uint64_t seq) {
+  const uint64_t hookword = MakeHookword(event::kFlagTimestamp, 8, 0x01100000);
+  uint64_t at = 0;
+  if (!ring.Reserve(4, &at)) return false;
+  ring.Put(at, hookword);
+  ring.Put(at + 1, seq);
+  ring.Put(at + 2, ring.thread_id());
+  ring.Put(at + 3, seq * 10);
+  ring.Publish(at + 4);
+  return true;
+}
+
+// Drains every published event; returns the sequence numbers found.
+std::vector<uint64_t> Drain(RingBuffer& ring) {
+  std::vector<uint64_t> seqs;
+  uint64_t pos = ring.tail();
+  const uint64_t end = ring.head();
+  while (pos < end) {
+    const uint64_t hookword = ring.WordAt(pos);
+    const size_t words = EventWords(hookword);
+    EXPECT_EQ(words, 4u);
+    std::vector<uint64_t> event(words);
+    ring.CopyOut(pos, words, event.data());
+    EXPECT_EQ(event[2], kTid);
+    EXPECT_EQ(event[3], event[1] * 10);
+    seqs.push_back(event[1]);
+    pos += words;
+  }
+  ring.Release(pos);
+  return seqs;
+}
+
+TEST(EventWordsTest, SizesFollowFromTheHookword) {
+  EXPECT_EQ(EventWords(MakeHookword(0, 0, 0x01000000)), 2u);
+  EXPECT_EQ(EventWords(MakeHookword(event::kFlagTimestamp, 0x28, 0x01200000)), 8u);
+  // B: five 4-byte words packed in three words.
+  EXPECT_EQ(EventWords(MakeHookword(event::kFlagTimestamp | event::kFlag32BitData, 0x14, 0)), 6u);
+  // Generic with a 20-byte buffer: hookword, data word, 3 buffer words, tid, timestamp.
+  EXPECT_EQ(EventWords(MakeHookword(event::kFlagTimestamp | event::kFlagGeneric, 20, 0)), 7u);
+  EXPECT_EQ(GenericEventWords(20, true), 7u);
+}
+
+TEST(RingBufferTest, CapacityIsAPowerOfTwoAndAtLeastTheMinimum) {
+  EXPECT_EQ(RingBuffer(1, Mode::kAlternate, kTid).capacity_bytes(), RingBuffer::kMinBytes);
+  EXPECT_EQ(RingBuffer(5000, Mode::kAlternate, kTid).capacity_bytes(), 8192u);
+}
+
+TEST(RingBufferTest, AlternateDropsWhenFullAndCountsExactly) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 512 words = 128 events of 4 words
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 200; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  EXPECT_EQ(written, 128u);
+  EXPECT_EQ(ring.lost(), 72u);
+  std::vector<uint64_t> seqs = Drain(ring);
+  ASSERT_EQ(seqs.size(), 128u);
+  for (uint64_t i = 0; i < 128; ++i) EXPECT_EQ(seqs[i], i);
+  // Space handed back is reused.
+  EXPECT_TRUE(WriteSeq(ring, 500));
+  EXPECT_EQ(Drain(ring), std::vector<uint64_t>{500});
+  EXPECT_FALSE(ring.full());
+}
+
+TEST(RingBufferTest, EventsStraddlingTheEndWrapIntact) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  // 3-word events do not divide 512 words, so they straddle the end on later rounds.
+  uint64_t seq = 0;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 100; ++i) {
+      const uint64_t hookword = MakeHookword(0, 8, 0x01100000);
+      uint64_t at = 0;
+      ASSERT_TRUE(ring.Reserve(3, &at));
+      ring.Put(at, hookword);
+      ring.Put(at + 1, seq++);
+      ring.Put(at + 2, kTid);
+      ring.Publish(at + 3);
+    }
+    uint64_t pos = ring.tail();
+    const uint64_t end = ring.head();
+    uint64_t expect = seq - 100;
+    while (pos < end) {
+      uint64_t event[3];
+      ring.CopyOut(pos, 3, event);
+      ASSERT_EQ(event[1], expect++);
+      pos += EventWords(event[0]);
+    }
+    ring.Release(pos);
+  }
+  EXPECT_EQ(ring.lost(), 0u);
+}
+
+TEST(RingBufferTest, CircularKeepsTheNewestAndCountsOverwritten) {
+  RingBuffer ring(4096, Mode::kCircular, kTid);
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  EXPECT_EQ(ring.lost(), 1000u - 128u);
+  std::vector<uint64_t> seqs = Drain(ring);
+  ASSERT_EQ(seqs.size(), 128u);
+  for (uint64_t i = 0; i < 128; ++i) EXPECT_EQ(seqs[i], 872 + i);
+}
+
+TEST(RingBufferTest, CircularOverwritesWholeEventsOfMixedSizes) {
+  RingBuffer ring(4096, Mode::kCircular, kTid);
+  const std::string text = "a generic buffer of some length";
+  uint64_t generated = 0;
+  for (int i = 0; i < 300; ++i, ++generated) {
+    if (i % 3 == 0) {
+      const size_t words = GenericEventWords(text.size(), true);
+      uint64_t at = 0;
+      ASSERT_TRUE(ring.Reserve(words, &at));
+      ring.Put(at, MakeHookword(event::kFlagTimestamp | event::kFlagGeneric,
+                                static_cast<uint16_t>(text.size()), 0x01400000));
+      ring.Put(at + 1, static_cast<uint64_t>(i));
+      ring.PutBytes(at + 2, text.data(), text.size());
+      ring.Put(at + words - 2, kTid);
+      ring.Put(at + words - 1, static_cast<uint64_t>(i));
+      ring.Publish(at + words);
+    } else {
+      ASSERT_TRUE(WriteSeq(ring, static_cast<uint64_t>(i)));
+    }
+  }
+  uint64_t kept = 0;
+  uint64_t pos = ring.tail();
+  int64_t previous = -1;
+  while (pos < ring.head()) {
+    const uint64_t hookword = ring.WordAt(pos);
+    const size_t words = EventWords(hookword);
+    std::vector<uint64_t> event(words);
+    ring.CopyOut(pos, words, event.data());
+    const auto seq = static_cast<int64_t>(event[1]);
+    EXPECT_GT(seq, previous);
+    previous = seq;
+    if (FlagsOf(hookword) & event::kFlagGeneric) {
+      EXPECT_EQ(std::memcmp(reinterpret_cast<const char*>(&event[2]), text.data(), text.size()), 0);
+    }
+    pos += words;
+    ++kept;
+  }
+  EXPECT_EQ(previous, 299);
+  EXPECT_EQ(kept + ring.lost(), generated);
+}
+
+TEST(RingBufferTest, SingleStopsWhenFull) {
+  RingBuffer ring(4096, Mode::kSingle, kTid);
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 130; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  EXPECT_EQ(written, 128u);
+  EXPECT_EQ(ring.lost(), 2u);
+  EXPECT_TRUE(ring.full());
+  EXPECT_EQ(Drain(ring).size(), 128u);
+}
+
+TEST(RingBufferTest, EventLargerThanTheRingIsLost) {
+  RingBuffer ring(4096, Mode::kCircular, kTid);
+  uint64_t at = 0;
+  EXPECT_FALSE(ring.Reserve(600, &at));
+  EXPECT_EQ(ring.lost(), 1u);
+}
+
+TEST(RingBufferTest, PutBytesPadsWithZeroAcrossTheWrap) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  // Move the positions close to the end of the ring.
+  for (int i = 0; i < 127; ++i) ASSERT_TRUE(WriteSeq(ring, 1));
+  Drain(ring);
+  const char text[] = "0123456789abcdefXYZ";  // 20 bytes with the NUL
+  uint64_t at = 0;
+  ASSERT_TRUE(ring.Reserve(3, &at));
+  EXPECT_EQ(at & 511, 508u);
+  ring.PutBytes(at, text, sizeof text);
+  ring.Publish(at + 3);
+  uint64_t words[3];
+  ring.CopyOut(at, 3, words);
+  EXPECT_EQ(std::memcmp(words, text, sizeof text), 0);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words);
+  for (size_t i = sizeof text; i < 24; ++i) EXPECT_EQ(bytes[i], 0) << i;
+}
+
+TEST(RingBufferTest, ResetEmptiesAndChangesMode) {
+  RingBuffer ring(4096, Mode::kSingle, kTid);
+  for (int i = 0; i < 200; ++i) (void)WriteSeq(ring, 1);
+  ring.Reset(8192, Mode::kAlternate);
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_FALSE(ring.full());
+  EXPECT_EQ(ring.head(), ring.tail());
+  EXPECT_EQ(ring.capacity_bytes(), 8192u);
+  EXPECT_EQ(ring.mode(), Mode::kAlternate);
+}
+
+// A producer outrunning a slow consumer: every event is either drained, in order, or counted lost.
+TEST(RingBufferTest, ConcurrentProducerAndSlowConsumerAccountForEveryEvent) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  constexpr uint64_t kEvents = 200000;
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < kEvents; ++i) (void)WriteSeq(ring, i);
+    done.store(true, std::memory_order_release);
+  });
+  uint64_t drained = 0;
+  int64_t previous = -1;
+  bool ordered = true;
+  for (;;) {
+    const bool finished = done.load(std::memory_order_acquire);
+    for (uint64_t seq : Drain(ring)) {
+      ordered = ordered && static_cast<int64_t>(seq) > previous;
+      previous = static_cast<int64_t>(seq);
+      ++drained;
+    }
+    if (finished && ring.head() == ring.tail()) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  producer.join();
+  EXPECT_TRUE(ordered);
+  EXPECT_GT(drained, 0u);
+  EXPECT_EQ(drained + ring.lost(), kEvents);
+}
+
+}  // namespace
+}  // namespace rastrace::buffer
