@@ -11,7 +11,9 @@ inline constexpr uint32_t kMagic32 = 0xEFDF1112;  // 32-bit events with 4-byte t
 // The layout of a log (its $TRACEENV) or of one event (its $HOOKENV).
 enum class Layout : uint8_t { k32 = 32, k64 = 64 };
 
-inline constexpr unsigned WordSize(Layout layout) { return layout == Layout::k64 ? 8 : 4; }
+inline constexpr unsigned WordSize(Layout layout) {
+  return layout == Layout::k64 ? 8 : 4;
+}
 
 // Flags of the 64-bit hookword (ffff in ffffllllhhhhssss).
 inline constexpr uint16_t kFlagTimestamp = 0x8000;  // T
@@ -28,8 +30,12 @@ inline constexpr uint8_t kType32TimestampBit = 0x8;
 inline constexpr unsigned kMaxDataWords = 5;
 
 // 16-bit hook ids. A 12-bit AIX id hhh is the 16-bit id hhh0 (template id "hhh").
-constexpr uint16_t HookIdFrom12(uint16_t id12) { return static_cast<uint16_t>(id12 << 4); }
-constexpr bool IsTwelveBitId(uint16_t id16) { return (id16 & 0xF) == 0; }
+constexpr uint16_t HookIdFrom12(uint16_t id12) {
+  return static_cast<uint16_t>(id12 << 4);
+}
+constexpr bool IsTwelveBitId(uint16_t id16) {
+  return (id16 & 0xF) == 0;
+}
 
 // Reserved hooks, as 16-bit ids.
 inline constexpr uint16_t kHookTraceOn = 0x0010;      // 001: data word 1 = channel
@@ -44,12 +50,13 @@ inline constexpr uint16_t kHookUtil = 0x00A0;         // 00A: utility events, by
 inline constexpr uint16_t kHook64On32 = 0x00B0;       // 00B: 64-bit app data on a 32-bit kernel
 
 // Subhooks of 00A. 25C is AIX's; the rest are rastrace's own (docs/log-format.md).
-inline constexpr uint16_t kUtilTimeConversion = 0x025C;  // generic: buffer m, d, flag (8 bytes each)
+inline constexpr uint16_t kUtilTimeConversion =
+    0x025C;                                       // generic: buffer m, d, flag (8 bytes each)
 inline constexpr uint16_t kUtilProcess = 0x0100;  // generic: word pid; buffer ppid:8 tid:8 S2 path
 inline constexpr uint16_t kUtilCpus = 0x0101;     // words: total cpus, traced cpus
 inline constexpr uint16_t kUtilBufferMode = 0x0102;  // words: mode, buffer bytes, log bytes
-inline constexpr uint16_t kUtilExec = 0x0103;     // generic: word pid; buffer S2 path
+inline constexpr uint16_t kUtilExec = 0x0103;        // generic: word pid; buffer S2 path
 inline constexpr uint16_t kUtilThreadName = 0x0104;  // generic: word tid; buffer S2 name
-inline constexpr uint16_t kUtilSource = 0x0105;  // generic: word source number; buffer S2 name
+inline constexpr uint16_t kUtilSource = 0x0105;      // generic: word source number; buffer S2 name
 
 }  // namespace rastrace::event

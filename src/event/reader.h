@@ -1,6 +1,7 @@
 // Streaming reader of trace logs: constant memory whatever the log size.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -16,6 +17,9 @@ namespace rastrace::event {
 struct ReaderOptions {
   // Apply seed 002 part C (see reformat.h) before returning an event.
   bool reformat = true;
+  // Bytes read from a file at a time. The window grows to hold one event when an event is larger
+  // (at most kMaxEventBytes, about 64 KiB), so memory stays bounded whatever this says.
+  size_t window_bytes = size_t{1} << 20;
 };
 
 enum class ReadStatus { kEvent, kEnd, kError };
@@ -33,7 +37,7 @@ class LogReader {
   LogReader& operator=(LogReader&&) noexcept;
   ~LogReader();
 
-  Layout layout() const;         // $TRACEENV
+  Layout layout() const;  // $TRACEENV
   ByteOrder byte_order() const;
   const std::string& name() const;
 

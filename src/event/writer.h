@@ -15,8 +15,8 @@ namespace rastrace::event {
 struct WriterOptions {
   Layout layout = Layout::k64;
   ByteOrder byte_order = NativeByteOrder();
-  bool overwrite = false;   // refuse to replace an existing file unless set
-  bool keep_old = false;    // rename an existing file to FILE.old first (trace -c)
+  bool overwrite = false;  // refuse to replace an existing file unless set
+  bool keep_old = false;   // rename an existing file to FILE.old first (trace -c)
 };
 
 class LogWriter {
