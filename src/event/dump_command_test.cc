@@ -1,0 +1,107 @@
+// End to end: `rastrace dump` on real files, through the installed command line.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "event/test_util.h"
+
+namespace rastrace::event {
+namespace {
+
+struct CommandRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class DumpCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* bin = std::getenv("RASTRACE_BIN");
+    if (bin == nullptr) GTEST_SKIP() << "RASTRACE_BIN is not set (run through ctest)";
+    rastrace_ = std::string(bin) + "/rastrace";
+    if (::access(rastrace_.c_str(), X_OK) != 0) GTEST_SKIP() << rastrace_ << " was not built";
+  }
+
+  static std::string Slurp(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  CommandRun Rastrace(const std::string& args, const std::string& stdin_path = "/dev/null") {
+    std::string out = dir_.File("out"), err = dir_.File("err");
+    std::string command = rastrace_ + " " + args + " <" + stdin_path + " >" + out + " 2>" + err;
+    int raw = std::system(command.c_str());
+    CommandRun run;
+    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    run.out = Slurp(out);
+    run.err = Slurp(err);
+    return run;
+  }
+
+  std::string WriteLog(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::string path = dir_.File(name);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<long>(bytes.size()));
+    return path;
+  }
+
+  std::string rastrace_;
+  testing::TempDir dir_;
+};
+
+constexpr const char* kTwoEvents =
+    "8000000800100000 0000000000000005 00000000000004d2 000000000000162e "
+    "0000000000200000 0000000000000007";
+
+TEST_F(DumpCommandTest, DumpsEveryEvent) {
+  std::string log = WriteLog("a.log", testing::Log(Layout::k64, ByteOrder::kLittle, kTwoEvents));
+  CommandRun run = Rastrace("dump " + log);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.out,
+            "# 64-bit events, little-endian\n"
+            "00000004  ID 0010 SUB 0000 T G- B- len 8  tid 1234 ts 5678  | 0000100008000080 "
+            "0500000000000000 d204000000000000 2e16000000000000\n"
+            "00000024  ID 0020 SUB 0000 T- G- B- len 0  tid 7 ts 0  | 0000200000000000 "
+            "0700000000000000\n");
+}
+
+TEST_F(DumpCommandTest, ReadsStandardInput) {
+  std::string log = WriteLog("a.log", testing::Log(Layout::k64, ByteOrder::kBig, kTwoEvents));
+  CommandRun run = Rastrace("dump -", log);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("00000024  ID 0020 SUB 0000"), std::string::npos) << run.out;
+}
+
+TEST_F(DumpCommandTest, TruncatedLogPrintsEarlierEventsThenFails) {
+  auto bytes = testing::Log(Layout::k64, ByteOrder::kBig, kTwoEvents);
+  bytes.resize(bytes.size() - 3);
+  std::string log = WriteLog("t.log", bytes);
+  CommandRun run = Rastrace("dump " + log);
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.out.find("00000004  ID 0010"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("00000024"), std::string::npos) << run.out;
+  EXPECT_EQ(run.err, log + ": offset 0x24: truncated event (need 16 bytes, 13 left)\n");
+}
+
+TEST_F(DumpCommandTest, NotALogOrMissingFails) {
+  std::string log = WriteLog("x.txt", {'h', 'e', 'l', 'l', 'o'});
+  CommandRun run = Rastrace("dump " + log);
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find(log + ": not a trace log: first bytes 68 65 6c 6c"), std::string::npos)
+      << run.err;
+  run = Rastrace("dump " + dir_.File("missing.log"));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("cannot open: No such file or directory"), std::string::npos) << run.err;
+  run = Rastrace("dump");
+  EXPECT_NE(run.status, 0);
+}
+
+}  // namespace
+}  // namespace rastrace::event
