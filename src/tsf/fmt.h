@@ -79,8 +79,7 @@ class RecordFormatter {
 };
 
 // Formats a record with all its FMT lines.
-std::vector<std::string> FormatRecord(std::span<const FmtLineItems> lines,
-                                      const FmtRecord& record);
+std::vector<std::string> FormatRecord(std::span<const FmtLineItems> lines, const FmtRecord& record);
 
 // Hex bytes separated by blanks ("0A 1B 2C"), as %U and records without a format print them.
 std::string HexBytes(std::span<const uint8_t> bytes);

@@ -40,11 +40,15 @@ struct NamedId {
 // A register as REGS records it, or as the base of a register-form address. Names are upper
 // case. 16-bit registers record 2 bytes, E-registers 4, R-registers (x86-64 extension) 8.
 struct Register {
-  std::string name;  // "EAX", "SI", "DS", "RIP", "R12"; for a register variable the C name
-  uint8_t size = 0;  // bytes recorded
-  bool segment = false;    // CS DS ES SS FS GS
-  bool variable = false;   // `.name` in REGS: a C register variable (recorded as 4 bytes)
+  std::string name;       // "EAX", "SI", "DS", "RIP", "R12"; for a register variable the C name
+  uint8_t size = 0;       // bytes recorded
+  bool segment = false;   // CS DS ES SS FS GS
+  bool variable = false;  // `.name` in REGS: a C register variable (recorded as 4 bytes)
 };
+
+// Looks up a register name (any case): the general, segment, pointer and flags registers of
+// REGS and register-form addresses. nullopt for anything else.
+std::optional<Register> FindRegister(std::string_view name);
 
 // The address of memory a data statement records:
 //   symbol form            .name[{+|-}n]...[{+|-}(n)]   (the `.` may be omitted)
@@ -53,10 +57,10 @@ struct Register {
 struct Address {
   enum class Base : uint8_t { kSymbol, kRegister, kSegmentRegister };
   Base base = Base::kSymbol;
-  std::string symbol;          // kSymbol: the name, case kept
-  std::string segment;         // kSegmentRegister: "DS", "SS", ...
-  std::optional<Register> reg; // kRegister, or kSegmentRegister with a register offset
-  int64_t displacement = 0;    // the sum of every {+|-}n term
+  std::string symbol;           // kSymbol: the name, case kept
+  std::string segment;          // kSegmentRegister: "DS", "SS", ...
+  std::optional<Register> reg;  // kRegister, or kSegmentRegister with a register offset
+  int64_t displacement = 0;     // the sum of every {+|-}n term
   // {+|-}(n): added to the final address after INDIRECT/IF/IS dereferencing.
   std::optional<int64_t> final_displacement;
 };
@@ -100,24 +104,24 @@ struct FmtLine {
 struct TracepointSite {
   enum class Kind : uint8_t { kStatic, kSymbol, kFileLine };
   Kind kind = Kind::kStatic;
-  std::string symbol;   // kSymbol
-  int64_t offset = 0;   // kSymbol: bytes from the symbol
-  bool retep = false;   // kSymbol: at every return point of the procedure, not at its entry
-  std::string file;     // kFileLine: source file as written (needs debug info)
-  uint32_t line = 0;    // kFileLine
+  std::string symbol;  // kSymbol
+  int64_t offset = 0;  // kSymbol: bytes from the symbol
+  bool retep = false;  // kSymbol: at every return point of the procedure, not at its entry
+  std::string file;    // kFileLine: source file as written (needs debug info)
+  uint32_t line = 0;   // kFileLine
 };
 
 struct Tracepoint {
-  Location where;                 // of the TRACE keyword
-  uint16_t minor = 0;             // from MINOR=, or 1, 2, 3... in file order without MINOR
+  Location where;      // of the TRACE keyword
+  uint16_t minor = 0;  // from MINOR=, or 1, 2, 3... in file order without MINOR
   TracepointSite site;
-  std::optional<uint8_t> opcode;  // OPCODE=: the first instruction byte expected at the site
-  std::vector<std::string> types; // TYPE= names, as written
-  uint32_t type_mask = 0;         // OR of the types' ids
+  std::optional<uint8_t> opcode;   // OPCODE=: the first instruction byte expected at the site
+  std::vector<std::string> types;  // TYPE= names, as written
+  uint32_t type_mask = 0;          // OR of the types' ids
   std::optional<std::string> group;
   uint32_t group_id = 0;
-  std::string desc;               // DESC=, may be empty
-  std::vector<FmtLine> fmt;       // FMT= strings in order
+  std::string desc;          // DESC=, may be empty
+  std::vector<FmtLine> fmt;  // FMT= strings in order
   std::vector<DataStatement> data;
   // Upper bound of the data bytes one hit stores (prefixes included; LEN-sized records count
   // MAXDATALENGTH).
@@ -125,9 +129,9 @@ struct Tracepoint {
 };
 
 struct Module {
-  std::string file;            // the TSF path, for messages
-  std::string modname;         // MODNAME=: ELF executable or shared object (may be empty)
-  uint16_t major = 0;          // 1-0xFFFF; only majors <= 0xFF fit an STDA record
+  std::string file;     // the TSF path, for messages
+  std::string modname;  // MODNAME=: ELF executable or shared object (may be empty)
+  uint16_t major = 0;   // 1-0xFFFF; only majors <= 0xFF fit an STDA record
   uint16_t max_data_length = 512;
   std::vector<NamedId> types;
   std::vector<NamedId> groups;
@@ -137,7 +141,7 @@ struct Module {
 };
 
 struct ParseOutput {
-  std::optional<Module> module;  // empty when any error was reported
+  std::optional<Module> module;         // empty when any error was reported
   std::vector<Diagnostic> diagnostics;  // errors and warnings in source order
   bool HasErrors() const;
 };
