@@ -50,8 +50,8 @@ inline constexpr uint16_t kHookUtil = 0x00A0;         // 00A: utility events, by
 inline constexpr uint16_t kHook64On32 = 0x00B0;       // 00B: 64-bit app data on a 32-bit kernel
 
 // Subhooks of 00A. 25C is AIX's; the rest are rastrace's own (docs/log-format.md).
-inline constexpr uint16_t kUtilTimeConversion =
-    0x025C;                                       // generic: buffer m, d, flag (8 bytes each)
+// generic: buffer m, d, flag (8 bytes each)
+inline constexpr uint16_t kUtilTimeConversion = 0x025C;
 inline constexpr uint16_t kUtilProcess = 0x0100;  // generic: word pid; buffer ppid:8 tid:8 S2 path
 inline constexpr uint16_t kUtilCpus = 0x0101;     // words: total cpus, traced cpus
 inline constexpr uint16_t kUtilBufferMode = 0x0102;  // words: mode, buffer bytes, log bytes
