@@ -1,0 +1,207 @@
+#include "posix/log_sink.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "event/encode.h"
+#include "posix/futex.h"
+#include "posix/log_format.h"
+
+namespace rastrace::posix {
+namespace {
+
+std::string ExecutablePath(int32_t pid) {
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/%d/exe", static_cast<int>(pid));
+  char path[PATH_MAX];
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+int LogSink::Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex,
+                   std::unique_ptr<LogSink>& out) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return EBADF;
+  auto sink = std::make_unique<LogSink>(fd, s, reader, read_mutex);
+  std::string name;
+  for (unsigned id = kFirstUserId; id < kMaxEventTypes; ++id) {
+    if (NameOf(s, id, name)) sink->named_.set(id);
+  }
+  std::vector<uint8_t> header = sink->Header();
+  if (!sink->WriteAll(header.data(), header.size())) {
+    int error = errno == 0 ? EIO : errno;
+    return error == ENOSPC || error == EBADF ? error : EIO;
+  }
+  sink->file_bytes_ = header.size();
+  sink->thread_ = std::thread([raw = sink.get()] { raw->Run(); });
+  out = std::move(sink);
+  return 0;
+}
+
+LogSink::LogSink(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex)
+    : fd_(fd), s_(s), reader_(reader), read_mutex_(read_mutex) {}
+
+LogSink::~LogSink() {
+  Finish();
+}
+
+std::vector<uint8_t> LogSink::Header() const {
+  std::vector<uint8_t> out;
+  event::EncodeMagic(event::Layout::k64, order_, out);
+  EncodeTimeIsNanoseconds(order_, out);
+  EncodeStreamAttributes(s_.attr, order_, out);
+  std::string name;
+  for (unsigned id = 0; id < kMaxEventTypes; ++id) {
+    // Every type named so far: a rewritten (LOOP) log may have lost the events that named them.
+    if ((id < kFirstUserId || named_.test(id)) && NameOf(s_, id, name)) {
+      EncodeEventType(id, name, order_, out);
+    }
+  }
+  for (const auto& [pid, tid] : processes_)
+    EncodeProcess(pid, tid, ExecutablePath(pid), order_, out);
+  return out;
+}
+
+void LogSink::RequestFlush() {
+  s_.flush_request.store(1, std::memory_order_release);
+  FutexWakeAll(s_.flush_request);
+}
+
+void LogSink::Run() {
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (s_.flush_request.load(std::memory_order_acquire) == 0) {
+      timespec deadline = RealtimeAfterMs(100);
+      FutexWait(s_.flush_request, 0, &deadline);
+    }
+    if (s_.flush_request.exchange(0, std::memory_order_acq_rel) != 0) Flush();
+  }
+}
+
+void LogSink::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  stop_.store(true, std::memory_order_release);
+  FutexWakeAll(s_.flush_request);
+  if (thread_.joinable()) thread_.join();
+  Flush();
+  StatusRecord status;
+  status.stream_overrun = s_.stream_overrun.load();
+  status.log_overrun = s_.log_overrun.load();
+  status.log_full = s_.log_full.load();
+  status.flush_error = static_cast<uint64_t>(s_.flush_error.load());
+  status.stream_full = s_.full.load();
+  std::vector<uint8_t> bytes;
+  EncodeStatus(status, order_, bytes);
+  // The status record closes the log even when the log-full policy refused more events.
+  if (WriteAll(bytes.data(), bytes.size())) file_bytes_ += bytes.size();
+}
+
+void LogSink::AddEvent(const EventRecord& e) {
+  size_t before = batch_.size();
+  std::string name;
+  if (!NameOf(s_, e.event_id, name)) name.assign(1, '?');
+  if (!named_.test(e.event_id) && e.event_id >= kFirstUserId) {
+    named_.set(e.event_id);
+    EncodeEventType(e.event_id, name, order_, batch_);
+  }
+  if (e.pid != 0 && processes_.emplace(e.pid, e.kernel_tid).second) {
+    EncodeProcess(e.pid, e.kernel_tid, ExecutablePath(e.pid), order_, batch_);
+  }
+  EncodePosixEvent(e, name, order_, batch_);
+  batch_sizes_.push_back(batch_.size() - before);
+}
+
+void LogSink::Flush() {
+  std::lock_guard lock(read_mutex_);
+  s_.flush_status.store(POSIX_TRACE_FLUSHING);
+  EventRecord marker;
+  marker.event_id = POSIX_TRACE_FLUSH_START;
+  marker.realtime_ns = RealtimeNs();
+  AddEvent(marker);
+  EventRecord e;
+  while (reader_.TryTake(e)) AddEvent(e);
+  marker.event_id = POSIX_TRACE_FLUSH_STOP;
+  marker.realtime_ns = RealtimeNs();
+  AddEvent(marker);
+  Commit();
+  s_.lost_in_flush.store(0, std::memory_order_relaxed);
+  s_.flush_status.store(POSIX_TRACE_NOT_FLUSHING);
+}
+
+void LogSink::Commit() {
+  const uint64_t limit = s_.attr.__log_size;
+  const int policy = s_.attr.__log_policy;
+  if (policy == POSIX_TRACE_APPEND) {
+    if (WriteAll(batch_.data(), batch_.size())) file_bytes_ += batch_.size();
+  } else if (policy == POSIX_TRACE_UNTIL_FULL) {
+    size_t fit = 0;
+    size_t events = 0;
+    for (size_t size : batch_sizes_) {
+      if (s_.log_full.load() != 0 || file_bytes_ + fit + size > limit) {
+        s_.log_full.store(1);
+        break;
+      }
+      fit += size;
+      ++events;
+    }
+    if (events < batch_sizes_.size()) s_.log_overrun.store(1);
+    if (fit != 0 && WriteAll(batch_.data(), fit)) file_bytes_ += fit;
+  } else {  // LOOP: keep the newest events that fit, rewriting the file when it wraps
+    size_t at = 0;
+    for (size_t size : batch_sizes_) {
+      kept_.emplace_back(batch_.begin() + static_cast<std::ptrdiff_t>(at),
+                         batch_.begin() + static_cast<std::ptrdiff_t>(at + size));
+      kept_bytes_ += size;
+      at += size;
+    }
+    std::vector<uint8_t> header = Header();
+    bool wrapped = false;
+    while (!kept_.empty() && header.size() + kept_bytes_ > limit) {
+      kept_bytes_ -= kept_.front().size();
+      kept_.pop_front();
+      wrapped = true;
+    }
+    if (!wrapped) {
+      if (WriteAll(batch_.data(), batch_.size())) file_bytes_ += batch_.size();
+    } else {
+      s_.log_full.store(1);
+      s_.log_overrun.store(1);
+      if (ftruncate(fd_, 0) != 0 || lseek(fd_, 0, SEEK_SET) != 0) {
+        NoteError(errno);
+      } else {
+        std::vector<uint8_t> all = std::move(header);
+        for (const auto& bytes : kept_) all.insert(all.end(), bytes.begin(), bytes.end());
+        if (WriteAll(all.data(), all.size())) file_bytes_ = all.size();
+      }
+    }
+  }
+  batch_.clear();
+  batch_sizes_.clear();
+}
+
+bool LogSink::WriteAll(const uint8_t* data, size_t size) {
+  errno = 0;
+  while (size != 0) {
+    ssize_t n = write(fd_, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      NoteError(n < 0 ? errno : ENOSPC);
+      return false;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void LogSink::NoteError(int error) {
+  int none = 0;
+  s_.flush_error.compare_exchange_strong(none, error);  // the first error is the one reported
+}
+
+}  // namespace rastrace::posix

@@ -1,0 +1,474 @@
+// Streams without a log: states, policies, overrun rules, filters, names, truncation, reading.
+#include <gtest/gtest.h>
+#include <trace.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "posix/test_util.h"
+
+namespace rastrace::posix::testing {
+namespace {
+
+class Stream : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(posix_trace_attr_init(&attr_), 0); }
+  void TearDown() override {
+    if (trid_ != 0) posix_trace_shutdown(trid_);
+    posix_trace_attr_destroy(&attr_);
+  }
+  void Create(int policy, size_t slots) {
+    ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr_, policy), 0);
+    ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr_, 16), 0);
+    ASSERT_EQ(posix_trace_attr_setstreamsize(&attr_, StreamSizeForSlots(slots)), 0);
+    ASSERT_EQ(posix_trace_create(0, &attr_, &trid_), 0);
+  }
+  posix_trace_status_info Status() {
+    posix_trace_status_info s{};
+    EXPECT_EQ(posix_trace_get_status(trid_, &s), 0);
+    return s;
+  }
+  trace_attr_t attr_{};
+  trace_id_t trid_ = 0;
+};
+
+TEST_F(Stream, NewStreamIsSuspendedNotFullNoOverrunEmptyFilter) {
+  ASSERT_EQ(posix_trace_create(0, nullptr, &trid_), 0);
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+  EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+  EXPECT_EQ(s.posix_stream_flush_status, POSIX_TRACE_NOT_FLUSHING);
+  EXPECT_EQ(s.posix_stream_flush_error, 0);
+  EXPECT_EQ(s.posix_log_overrun_status, POSIX_TRACE_NO_OVERRUN);
+  EXPECT_EQ(s.posix_log_full_status, POSIX_TRACE_NOT_FULL);
+  trace_event_set_t filter;
+  ASSERT_EQ(posix_trace_get_filter(trid_, &filter), 0);
+  for (auto bits : filter.__bits) EXPECT_EQ(bits, 0u);
+  trace_attr_t got;
+  ASSERT_EQ(posix_trace_get_attr(trid_, &got), 0);
+  int policy = 0;
+  ASSERT_EQ(posix_trace_attr_getstreamfullpolicy(&got, &policy), 0);
+  EXPECT_EQ(policy, POSIX_TRACE_LOOP);
+  timespec created{};
+  ASSERT_EQ(posix_trace_attr_getcreatetime(&got, &created), 0);
+  EXPECT_GT(created.tv_sec, 0);
+}
+
+TEST_F(Stream, EventsOnlyWhileRunningWithStartAndStopEvents) {
+  Create(POSIX_TRACE_LOOP, 64);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.run", &id), 0);
+  int v = 1;
+  posix_trace_event(id, &v, sizeof v);  // suspended: no effect
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);  // already running: no second START
+  EXPECT_EQ(Status().posix_stream_status, POSIX_TRACE_RUNNING);
+  v = 2;
+  posix_trace_event(id, &v, sizeof v);
+  ASSERT_EQ(posix_trace_stop(trid_), 0);
+  ASSERT_EQ(posix_trace_stop(trid_), 0);  // already stopped: no second STOP
+  v = 3;
+  posix_trace_event(id, &v, sizeof v);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_START);
+  EXPECT_EQ(events[0].data.size(), sizeof(trace_event_set_t));
+  EXPECT_EQ(events[0].info.posix_pid, 0);
+  EXPECT_EQ(events[1].info.posix_event_id, id);
+  EXPECT_EQ(IntData(events[1]), 2);
+  EXPECT_EQ(events[1].info.posix_pid, getpid());
+  EXPECT_TRUE(pthread_equal(events[1].info.posix_thread_id, pthread_self()));
+  EXPECT_NE(events[1].info.posix_prog_address, nullptr);
+  EXPECT_EQ(events[1].info.posix_truncation_status, POSIX_TRACE_NOT_TRUNCATED);
+  EXPECT_EQ(NameOf(trid_, events[1].info.posix_event_id), "stream.test.run");
+  EXPECT_EQ(events[2].info.posix_event_id, POSIX_TRACE_STOP);
+  EXPECT_EQ(IntData(events[2]), 0);  // explicit stop
+  EXPECT_EQ(NameOf(trid_, POSIX_TRACE_STOP), "POSIX_TRACE_STOP");
+}
+
+TEST_F(Stream, TimestampIsRealtimeAndOrdered) {
+  Create(POSIX_TRACE_LOOP, 64);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.time", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  timespec before{}, after{};
+  clock_gettime(CLOCK_REALTIME, &before);
+  posix_trace_event(id, nullptr, 0);
+  posix_trace_event(id, nullptr, 0);
+  clock_gettime(CLOCK_REALTIME, &after);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 3u);
+  auto ns = [](const timespec& t) { return t.tv_sec * 1000000000LL + t.tv_nsec; };
+  // The TSC is converted with a rate measured over 10 ms: allow a little slack.
+  EXPECT_GE(ns(events[1].info.posix_timestamp), ns(before) - 200000);
+  EXPECT_LE(ns(events[2].info.posix_timestamp), ns(after) + 200000);
+  EXPECT_LE(ns(events[1].info.posix_timestamp), ns(events[2].info.posix_timestamp));
+}
+
+TEST_F(Stream, LoopOverwritesOldestAndReportsOverflowThenResume) {
+  Create(POSIX_TRACE_LOOP, 10);  // 10 slots
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.loop", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);  // START is event 0
+  for (int i = 1; i <= 25; ++i) posix_trace_event(id, &i, sizeof i);
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_RUNNING);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_FULL);
+  EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
+  EXPECT_EQ(Status().posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);  // reset when read
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 12u);  // OVERFLOW, RESUME, the newest 10
+  EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_OVERFLOW);
+  EXPECT_EQ(events[1].info.posix_event_id, POSIX_TRACE_RESUME);
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(events[2 + i].info.posix_event_id, id);
+    EXPECT_EQ(IntData(events[2 + i]), 16 + i);
+  }
+  auto ns = [](const timespec& t) { return t.tv_sec * 1000000000LL + t.tv_nsec; };
+  // OVERFLOW has the time of the first lost event (START), RESUME that of the next valid one.
+  EXPECT_LE(ns(events[0].info.posix_timestamp), ns(events[2].info.posix_timestamp));
+  EXPECT_EQ(ns(events[1].info.posix_timestamp), ns(events[2].info.posix_timestamp));
+}
+
+TEST_F(Stream, UntilFullStopsWithAutomaticStopAndCountsOverruns) {
+  Create(POSIX_TRACE_UNTIL_FULL, 10);  // 9 events, one slot kept for STOP
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.full", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  for (int i = 1; i <= 8; ++i) posix_trace_event(id, &i, sizeof i);
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_FULL);
+  EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+  int lost = 99;
+  posix_trace_event(id, &lost, sizeof lost);  // generated while full
+  s = Status();
+  EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
+  EXPECT_EQ(Status().posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 10u);
+  EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_START);
+  for (int i = 1; i <= 8; ++i) EXPECT_EQ(IntData(events[i]), i);
+  EXPECT_EQ(events.back().info.posix_event_id, POSIX_TRACE_STOP);
+  EXPECT_NE(IntData(events.back()), 0);  // automatic
+}
+
+TEST_F(Stream, FlushPolicyWithoutLogIsInvalid) {
+  ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr_, POSIX_TRACE_FLUSH), 0);
+  EXPECT_EQ(posix_trace_create(0, &attr_, &trid_), EINVAL);
+  trid_ = 0;
+}
+
+TEST_F(Stream, TruncationOnRecordAndOnRead) {
+  Create(POSIX_TRACE_LOOP, 64);  // max data 16
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.trunc", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  char big[40];
+  for (int i = 0; i < 40; ++i) big[i] = static_cast<char>('a' + i % 26);
+  posix_trace_event(id, big, sizeof big);
+  posix_trace_event(id, big, 8);
+  posix_trace_event(id, big, 16);
+  posix_trace_event_info info{};
+  char buf[64];
+  size_t len = 0;
+  int unavailable = 0;
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, sizeof buf, &len, &unavailable), 0);
+  ASSERT_EQ(info.posix_event_id, POSIX_TRACE_START);
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, sizeof buf, &len, &unavailable), 0);
+  EXPECT_EQ(len, 16u);
+  EXPECT_EQ(std::memcmp(buf, big, 16), 0);
+  EXPECT_EQ(info.posix_truncation_status, POSIX_TRACE_TRUNCATED_RECORD);
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, 4, &len, &unavailable), 0);
+  EXPECT_EQ(len, 4u);
+  EXPECT_EQ(info.posix_truncation_status, POSIX_TRACE_TRUNCATED_READ);
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, 16, &len, &unavailable), 0);
+  EXPECT_EQ(len, 16u);
+  EXPECT_EQ(info.posix_truncation_status, POSIX_TRACE_NOT_TRUNCATED);  // exactly max data
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, sizeof buf, &len, &unavailable), 0);
+  EXPECT_NE(unavailable, 0);
+}
+
+TEST_F(Stream, TruncatedReadOverridesTruncatedRecord) {
+  Create(POSIX_TRACE_LOOP, 64);  // max data 16
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.trunc2", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  char big[40] = {1, 2, 3, 4, 5};
+  posix_trace_event(id, big, sizeof big);  // cut to 16: TRUNCATED_RECORD
+  posix_trace_event_info info{};
+  char buf[4];
+  size_t len = 0;
+  int unavailable = 0;
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, sizeof buf, &len, &unavailable), 0);
+  ASSERT_EQ(info.posix_event_id, POSIX_TRACE_START);
+  ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, buf, sizeof buf, &len, &unavailable), 0);
+  EXPECT_EQ(info.posix_event_id, id);
+  EXPECT_EQ(len, 4u);
+  EXPECT_EQ(std::memcmp(buf, big, 4), 0);
+  EXPECT_EQ(info.posix_truncation_status, POSIX_TRACE_TRUNCATED_READ);
+}
+
+TEST_F(Stream, FilterSetAddSubAndFilterEvent) {
+  Create(POSIX_TRACE_LOOP, 64);
+  trace_event_id_t a, b;
+  ASSERT_EQ(posix_trace_trid_eventid_open(trid_, "stream.filter.a", &a), 0);
+  ASSERT_EQ(posix_trace_trid_eventid_open(trid_, "stream.filter.b", &b), 0);
+  trace_event_id_t local_a;
+  ASSERT_EQ(posix_trace_eventid_open("stream.filter.a", &local_a), 0);
+  EXPECT_EQ(local_a, a);  // one process: the traced and the controller ids agree
+  trace_event_set_t set;
+  ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+  ASSERT_EQ(posix_trace_eventset_add(a, &set), 0);
+  ASSERT_EQ(posix_trace_set_filter(trid_, &set, POSIX_TRACE_SET_EVENTSET), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  posix_trace_event(a, nullptr, 0);  // filtered out
+  posix_trace_event(b, nullptr, 0);
+  ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+  ASSERT_EQ(posix_trace_eventset_add(b, &set), 0);
+  ASSERT_EQ(posix_trace_set_filter(trid_, &set, POSIX_TRACE_ADD_EVENTSET), 0);  // a and b
+  posix_trace_event(a, nullptr, 0);
+  posix_trace_event(b, nullptr, 0);
+  ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+  ASSERT_EQ(posix_trace_eventset_add(a, &set), 0);
+  ASSERT_EQ(posix_trace_set_filter(trid_, &set, POSIX_TRACE_SUB_EVENTSET), 0);  // b only
+  posix_trace_event(a, nullptr, 0);
+  posix_trace_event(b, nullptr, 0);
+  trace_event_set_t now;
+  ASSERT_EQ(posix_trace_get_filter(trid_, &now), 0);
+  int member = -1;
+  ASSERT_EQ(posix_trace_eventset_ismember(b, &now, &member), 0);
+  EXPECT_EQ(member, 1);
+  ASSERT_EQ(posix_trace_eventset_ismember(a, &now, &member), 0);
+  EXPECT_EQ(member, 0);
+  auto events = Drain(trid_);
+  std::vector<trace_event_id_t> ids;
+  for (auto& e : events) ids.push_back(e.info.posix_event_id);
+  // a filtered; then a and b; then only b.
+  std::vector<trace_event_id_t> expected = {POSIX_TRACE_START, b, POSIX_TRACE_FILTER,
+                                            POSIX_TRACE_FILTER, a};
+  EXPECT_EQ(ids, expected);
+  EXPECT_EQ(events[2].data.size(), 2 * sizeof(trace_event_set_t));
+  EXPECT_EQ(posix_trace_set_filter(trid_, &set, 42), EINVAL);
+}
+
+TEST_F(Stream, EventTypeListNamesAndUnnamedUserEvent) {
+  ASSERT_EQ(posix_trace_create(0, nullptr, &trid_), 0);
+  trace_event_id_t x;
+  ASSERT_EQ(posix_trace_trid_eventid_open(trid_, "stream.types.x", &x), 0);
+  trace_event_id_t again;
+  ASSERT_EQ(posix_trace_trid_eventid_open(trid_, "stream.types.x", &again), 0);
+  EXPECT_EQ(x, again);
+  EXPECT_NE(posix_trace_eventid_equal(trid_, x, again), 0);
+  EXPECT_EQ(posix_trace_eventid_equal(trid_, x, POSIX_TRACE_START), 0);
+  bool saw_x = false, saw_start = false;
+  int count = 0;
+  for (;;) {
+    trace_event_id_t id;
+    int unavailable = 0;
+    ASSERT_EQ(posix_trace_eventtypelist_getnext_id(trid_, &id, &unavailable), 0);
+    if (unavailable) break;
+    saw_x = saw_x || id == x;
+    saw_start = saw_start || id == POSIX_TRACE_START;
+    ++count;
+  }
+  EXPECT_TRUE(saw_x);
+  EXPECT_TRUE(saw_start);
+  ASSERT_EQ(posix_trace_eventtypelist_rewind(trid_), 0);
+  trace_event_id_t first;
+  int unavailable = 1;
+  ASSERT_EQ(posix_trace_eventtypelist_getnext_id(trid_, &first, &unavailable), 0);
+  EXPECT_EQ(unavailable, 0);
+  EXPECT_EQ(NameOf(trid_, POSIX_TRACE_UNNAMED_USER_EVENT), "POSIX_TRACE_UNNAMED_USER_EVENT");
+  std::string long_name(TRACE_EVENT_NAME_MAX + 1, 'n');
+  EXPECT_EQ(posix_trace_trid_eventid_open(trid_, long_name.c_str(), &x), ENAMETOOLONG);
+  EXPECT_EQ(posix_trace_eventid_get_name(trid_, 400, nullptr), EINVAL);
+  char name[TRACE_EVENT_NAME_MAX + 1];
+  EXPECT_EQ(posix_trace_eventid_get_name(trid_, 300, name), EINVAL);
+}
+
+TEST(EventIdOpen, SameNameSameIdAndUnnamedPastTheLimit) {
+  trace_event_id_t a, b;
+  ASSERT_EQ(posix_trace_eventid_open("idopen.same", &a), 0);
+  ASSERT_EQ(posix_trace_eventid_open("idopen.same", &b), 0);
+  EXPECT_EQ(a, b);
+  std::string name(TRACE_EVENT_NAME_MAX, 'x');
+  EXPECT_EQ(posix_trace_eventid_open(name.c_str(), &a), 0);
+  name.push_back('x');
+  EXPECT_EQ(posix_trace_eventid_open(name.c_str(), &a), ENAMETOOLONG);
+  EXPECT_EQ(posix_trace_eventid_open(nullptr, &a), EINVAL);
+  trace_event_id_t last = 0;
+  for (int i = 0; i < TRACE_USER_EVENT_MAX + 2; ++i) {
+    std::string n = "idopen.many." + std::to_string(i);
+    ASSERT_EQ(posix_trace_eventid_open(n.c_str(), &last), 0);
+  }
+  EXPECT_EQ(last, POSIX_TRACE_UNNAMED_USER_EVENT);
+  EXPECT_EQ(POSIX_TRACE_UNNAMED_USEREVENT, POSIX_TRACE_UNNAMED_USER_EVENT);
+}
+
+TEST_F(Stream, BlockedReaderIsWokenByAnotherThread) {
+  Create(POSIX_TRACE_LOOP, 64);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.block", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  auto start = Drain(trid_);
+  ASSERT_EQ(start.size(), 1u);
+  std::thread writer([id] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    int v = 7;
+    posix_trace_event(id, &v, sizeof v);
+  });
+  posix_trace_event_info info{};
+  int v = 0;
+  size_t len = 0;
+  int unavailable = 1;
+  ASSERT_EQ(posix_trace_getnext_event(trid_, &info, &v, sizeof v, &len, &unavailable), 0);
+  writer.join();
+  EXPECT_EQ(unavailable, 0);
+  EXPECT_EQ(v, 7);
+  EXPECT_EQ(info.posix_event_id, id);
+}
+
+TEST_F(Stream, TimedReadTimesOutAtAnAbsoluteDeadline) {
+  Create(POSIX_TRACE_LOOP, 64);
+  posix_trace_event_info info{};
+  size_t len = 0;
+  int unavailable = 0;
+  timespec deadline{};
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  auto begin = std::chrono::steady_clock::now();
+  deadline.tv_nsec += 150 * 1000 * 1000;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_nsec -= 1000000000L;
+    ++deadline.tv_sec;
+  }
+  EXPECT_EQ(posix_trace_timedgetnext_event(trid_, &info, nullptr, 0, &len, &unavailable, &deadline),
+            ETIMEDOUT);
+  EXPECT_NE(unavailable, 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - begin, std::chrono::milliseconds(140));
+  timespec bad{0, 2000000000L};
+  EXPECT_EQ(posix_trace_timedgetnext_event(trid_, &info, nullptr, 0, &len, &unavailable, &bad),
+            EINVAL);
+}
+
+TEST_F(Stream, ShutdownWakesBlockedReaderWithEinval) {
+  Create(POSIX_TRACE_LOOP, 64);
+  int rc = -1;
+  std::thread reader([&] {
+    posix_trace_event_info info{};
+    size_t len = 0;
+    int unavailable = 0;
+    rc = posix_trace_getnext_event(trid_, &info, nullptr, 0, &len, &unavailable);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(posix_trace_shutdown(trid_), 0);
+  reader.join();
+  EXPECT_EQ(rc, EINVAL);
+  EXPECT_EQ(posix_trace_start(trid_), EINVAL);  // the handle is gone
+  trid_ = 0;
+}
+
+TEST_F(Stream, ClearDropsEventsAndResetsFullAndOverrun) {
+  Create(POSIX_TRACE_LOOP, 10);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.clear", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  for (int i = 0; i < 30; ++i) posix_trace_event(id, &i, sizeof i);
+  ASSERT_EQ(posix_trace_clear(trid_), 0);
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_RUNNING);  // state unchanged
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+  EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+  EXPECT_TRUE(Drain(trid_).empty());
+  int v = 5;
+  posix_trace_event(id, &v, sizeof v);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(IntData(events[0]), 5);
+}
+
+TEST(Controller, InvalidHandlesAndArguments) {
+  const trace_id_t bogus = 987654;
+  posix_trace_status_info s;
+  trace_attr_t attr;
+  trace_event_set_t set{};
+  EXPECT_EQ(posix_trace_start(bogus), EINVAL);
+  EXPECT_EQ(posix_trace_stop(bogus), EINVAL);
+  EXPECT_EQ(posix_trace_shutdown(bogus), EINVAL);
+  EXPECT_EQ(posix_trace_clear(bogus), EINVAL);
+  EXPECT_EQ(posix_trace_flush(bogus), EINVAL);
+  EXPECT_EQ(posix_trace_get_attr(bogus, &attr), EINVAL);
+  EXPECT_EQ(posix_trace_get_status(bogus, &s), EINVAL);
+  EXPECT_EQ(posix_trace_get_filter(bogus, &set), EINVAL);
+  EXPECT_EQ(posix_trace_set_filter(bogus, &set, POSIX_TRACE_SET_EVENTSET), EINVAL);
+  trace_event_id_t id;
+  EXPECT_EQ(posix_trace_trid_eventid_open(bogus, "x", &id), EINVAL);
+  EXPECT_EQ(posix_trace_eventtypelist_rewind(bogus), EINVAL);
+  int unavailable;
+  EXPECT_EQ(posix_trace_eventtypelist_getnext_id(bogus, &id, &unavailable), EINVAL);
+  posix_trace_event_info info;
+  size_t len;
+  EXPECT_EQ(posix_trace_getnext_event(bogus, &info, nullptr, 0, &len, &unavailable), EINVAL);
+  EXPECT_EQ(posix_trace_trygetnext_event(bogus, &info, nullptr, 0, &len, &unavailable), EINVAL);
+  EXPECT_EQ(posix_trace_rewind(bogus), EINVAL);
+  EXPECT_EQ(posix_trace_close(bogus), EINVAL);
+  trace_id_t trid;
+  EXPECT_EQ(posix_trace_create(0, nullptr, nullptr), EINVAL);
+  trace_attr_t uninitialized{};
+  EXPECT_EQ(posix_trace_create(0, &uninitialized, &trid), EINVAL);
+  EXPECT_EQ(posix_trace_create_withlog(0, nullptr, -1, &trid), EBADF);
+  EXPECT_EQ(posix_trace_create_withlog(0, nullptr, 12345, &trid), EBADF);
+}
+
+TEST(Controller, FlushWithoutLogAndCloseOfActiveStreamAreInvalid) {
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create(0, nullptr, &trid), 0);
+  EXPECT_EQ(posix_trace_flush(trid), EINVAL);
+  EXPECT_EQ(posix_trace_close(trid), EINVAL);
+  EXPECT_EQ(posix_trace_rewind(trid), EINVAL);
+  EXPECT_EQ(posix_trace_shutdown(trid), 0);
+}
+
+TEST(Controller, TracingAProcessThatDoesNotExist) {
+  trace_id_t trid;
+  EXPECT_EQ(posix_trace_create(999999999, nullptr, &trid), ESRCH);
+  EXPECT_EQ(posix_trace_create(-5, nullptr, &trid), EINVAL);
+}
+
+TEST(Controller, ManyThreadsRecordEveryEventOnce) {
+  trace_attr_t attr;
+  posix_trace_attr_init(&attr);
+  posix_trace_attr_setstreamsize(&attr, 4 << 20);
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create(0, &attr, &trid), 0);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.threads", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid), 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([id, t] {
+      for (int i = 0; i < 2000; ++i) {
+        int v = t * 10000 + i;
+        posix_trace_event(id, &v, sizeof v);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  auto events = Drain(trid);
+  std::vector<int> next(4, 0);
+  size_t user = 0;
+  for (auto& e : events) {
+    if (e.info.posix_event_id != id) continue;
+    int v = IntData(e);
+    EXPECT_EQ(v % 10000, next[v / 10000]++);  // per thread, in order, none missing
+    ++user;
+  }
+  EXPECT_EQ(user, 8000u);
+  posix_trace_shutdown(trid);
+}
+
+}  // namespace
+}  // namespace rastrace::posix::testing

@@ -1,0 +1,354 @@
+#include "posix/process.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "posix/shared_mutex.h"
+
+namespace rastrace::posix {
+
+namespace {
+std::atomic<uint32_t> g_no_registry_generation{0};
+}  // namespace
+
+std::atomic<std::atomic<uint32_t>*> g_registry_generation{&g_no_registry_generation};
+std::atomic<uint32_t> g_seen_generation{0};
+std::atomic<uint32_t> g_active_mask{0};
+Attachment g_attachments[TRACE_SYS_MAX];
+int32_t g_pid = 0;
+thread_local ThreadIdentity t_me __attribute__((tls_model("initial-exec")));
+
+namespace {
+
+// Guards the attachments, the registry pointer and the local names (never taken by the hot path).
+std::mutex g_mutex;
+RegistryShared* g_registry = nullptr;
+RegistryShared g_private_registry;  // when no shared memory object could be made
+char g_registry_name[kShmNameMax] = {};
+
+char g_local_names[kMaxLocalIds][TRACE_EVENT_NAME_MAX + 1];
+std::atomic<unsigned> g_local_count{0};
+
+void RegistryName(pid_t pid, char (&out)[kShmNameMax]) {
+  std::snprintf(out, sizeof out, "/rastrace-posix.%d", static_cast<int>(pid));
+}
+
+void InitRegistryContents(RegistryShared& r) {
+  std::memset(static_cast<void*>(&r), 0, sizeof r);
+  r.magic = kRegistryMagic;
+  r.owner_uid = static_cast<uint32_t>(geteuid());
+  r.pid = g_pid;
+  InitSharedMutex(r.mutex);
+}
+
+// Creates this process's registry: a 0600 object only its user can open.
+void CreateRegistry() {
+  RegistryName(g_pid, g_registry_name);
+  int fd = -1;
+  for (int attempt = 0; attempt < 2 && fd < 0; ++attempt) {
+    fd = shm_open(g_registry_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    // A left-over of an earlier process with our pid (exec'd or killed): replace it.
+    if (fd < 0 && errno == EEXIST) shm_unlink(g_registry_name);
+  }
+  void* map = MAP_FAILED;
+  if (fd >= 0) {
+    if (ftruncate(fd, sizeof(RegistryShared)) == 0) {
+      map = mmap(nullptr, sizeof(RegistryShared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    close(fd);
+  }
+  if (map == MAP_FAILED) {
+    if (fd >= 0) shm_unlink(g_registry_name);
+    g_registry_name[0] = '\0';
+    g_registry = &g_private_registry;
+  } else {
+    g_registry = static_cast<RegistryShared*>(map);
+  }
+  InitRegistryContents(*g_registry);
+  g_seen_generation.store(g_registry->generation.load());
+  g_registry_generation.store(&g_registry->generation, std::memory_order_release);
+}
+
+void RemoveRegistryAtExit() {
+  if (g_registry_name[0] != '\0') shm_unlink(g_registry_name);
+}
+
+void Tombstone(Attachment& a, unsigned slot) {
+  g_active_mask.fetch_and(~(1u << slot), std::memory_order_acq_rel);
+  StreamShared* s = a.stream.exchange(nullptr, std::memory_order_acq_rel);
+  if (s == nullptr) return;
+  // Another thread may still be inside RecordEvent on this stream: leave zeroed private memory
+  // at the same addresses instead of unmapping, so it writes harmlessly.
+  mmap(s, a.map_bytes, PROT_READ | PROT_WRITE,
+       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  a.name[0] = '\0';
+}
+
+bool AttachLocked(const char* name) {
+  for (unsigned slot = 0; slot < TRACE_SYS_MAX; ++slot) {
+    Attachment& a = g_attachments[slot];
+    if (a.stream.load(std::memory_order_relaxed) != nullptr) continue;
+    size_t bytes = 0;
+    int error = 0;
+    StreamShared* s = MapStream(name, bytes, error);
+    if (s == nullptr) return false;
+    for (auto& x : a.xlate) x.store(0, std::memory_order_relaxed);
+    a.map_bytes = bytes;
+    std::snprintf(a.name, sizeof a.name, "%s", name);
+    a.stream.store(s, std::memory_order_release);
+    g_active_mask.fetch_or(1u << slot, std::memory_order_acq_rel);
+    return true;
+  }
+  return false;
+}
+
+void RefreshLocked() {
+  RegistryShared& r = *g_registry;
+  uint32_t generation = r.generation.load(std::memory_order_acquire);
+  SharedLock lock(r.mutex);
+  for (unsigned slot = 0; slot < TRACE_SYS_MAX; ++slot) {
+    Attachment& a = g_attachments[slot];
+    if (a.stream.load(std::memory_order_relaxed) == nullptr) continue;
+    bool listed = false;
+    for (auto& e : r.entries) {
+      listed = listed || (e.used.load() != 0 && std::strcmp(e.name, a.name) == 0);
+    }
+    if (!listed) Tombstone(a, slot);
+  }
+  for (auto& e : r.entries) {
+    if (e.used.load() == 0) continue;
+    bool attached = false;
+    for (auto& a : g_attachments) {
+      attached = attached || (a.stream.load(std::memory_order_relaxed) != nullptr &&
+                              std::strcmp(e.name, a.name) == 0);
+    }
+    if (!attached && !AttachLocked(e.name)) e.used.store(0);  // gone already
+  }
+  g_seen_generation.store(generation, std::memory_order_release);
+}
+
+void BeforeFork() {
+  g_mutex.lock();
+}
+void AfterForkInParent() {
+  g_mutex.unlock();
+}
+
+// The child has one thread: it may unmap freely. It gets its own registry; INHERITED streams stay
+// attached (the mapping is shared with the parent) and are listed in it.
+void AfterForkInChild() {
+  new (&g_mutex) std::mutex();
+  g_pid = static_cast<int32_t>(getpid());
+  t_me = ThreadIdentity{};
+  CreateRegistry();
+  unsigned next_entry = 0;
+  for (unsigned slot = 0; slot < TRACE_SYS_MAX; ++slot) {
+    Attachment& a = g_attachments[slot];
+    StreamShared* s = a.stream.load(std::memory_order_relaxed);
+    if (s == nullptr) continue;
+    if (s->inherited != 0 && s->state.load() != kStateShutdown) {
+      auto& e = g_registry->entries[next_entry++];
+      std::snprintf(e.name, sizeof e.name, "%s", a.name);
+      e.used.store(1);
+      continue;
+    }
+    g_active_mask.fetch_and(~(1u << slot));
+    a.stream.store(nullptr);
+    munmap(s, a.map_bytes);
+    a.name[0] = '\0';
+  }
+}
+
+__attribute__((constructor)) void InitTracedProcess() {
+  g_pid = static_cast<int32_t>(getpid());
+  CreateRegistry();
+  std::atexit(RemoveRegistryAtExit);
+  pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
+}
+
+}  // namespace
+
+void InitThreadIdentity() {
+  t_me.thread = static_cast<uint64_t>(pthread_self());
+  t_me.kernel_tid = static_cast<int32_t>(syscall(SYS_gettid));
+}
+
+void RefreshAttachments() {
+  std::lock_guard lock(g_mutex);
+  RefreshLocked();
+}
+
+void DropShutDownStream(unsigned slot) {
+  std::lock_guard lock(g_mutex);
+  Attachment& a = g_attachments[slot];
+  StreamShared* s = a.stream.load(std::memory_order_relaxed);
+  if (s == nullptr || s->state.load() != kStateShutdown) return;
+  {
+    SharedLock registry_lock(g_registry->mutex);
+    for (auto& e : g_registry->entries) {
+      if (e.used.load() != 0 && std::strcmp(e.name, a.name) == 0) e.used.store(0);
+    }
+  }
+  Tombstone(a, slot);
+}
+
+uint16_t ResolveEventId(unsigned slot, unsigned local_id) {
+  std::lock_guard lock(g_mutex);
+  Attachment& a = g_attachments[slot];
+  StreamShared* s = a.stream.load(std::memory_order_relaxed);
+  if (s == nullptr || local_id >= kMaxLocalIds) return 0;
+  unsigned stream_id;
+  if (local_id == POSIX_TRACE_UNNAMED_USER_EVENT) {
+    stream_id = local_id;
+  } else if (local_id >= kFirstUserId && local_id < kFirstUserId + g_local_count.load()) {
+    stream_id = AddName(*s, g_local_names[local_id - kFirstUserId], local_id);
+  } else {
+    return 0;
+  }
+  a.xlate[local_id].store(static_cast<uint16_t>(stream_id + 1), std::memory_order_relaxed);
+  return static_cast<uint16_t>(stream_id + 1);
+}
+
+StreamShared* MapStream(const std::string& shm_name, size_t& map_bytes, int& error) {
+  int fd = shm_open(shm_name.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0) {
+    error = errno == EACCES ? EPERM : EINVAL;
+    return nullptr;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+      static_cast<size_t>(st.st_size) < sizeof(StreamShared)) {
+    error = EPERM;
+    close(fd);
+    return nullptr;
+  }
+  void* map =
+      mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    error = ENOMEM;
+    return nullptr;
+  }
+  auto* s = static_cast<StreamShared*>(map);
+  if (s->magic != kStreamMagic || s->version != kLayoutVersion ||
+      s->map_bytes != static_cast<uint64_t>(st.st_size)) {
+    munmap(map, static_cast<size_t>(st.st_size));
+    error = EINVAL;
+    return nullptr;
+  }
+  map_bytes = static_cast<size_t>(st.st_size);
+  return s;
+}
+
+namespace {
+
+// Runs `f` on the registry of `pid` under its mutex; returns an error number.
+template <class F>
+int WithRegistryOf(pid_t pid, F f) {
+  if (pid == g_pid) {
+    std::lock_guard lock(g_mutex);
+    int rc;
+    {
+      SharedLock registry_lock(g_registry->mutex);
+      rc = f(*g_registry);
+    }
+    RefreshLocked();
+    return rc;
+  }
+  char name[kShmNameMax];
+  RegistryName(pid, name);
+  int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0) {
+    if (errno == EACCES) return EPERM;
+    if (kill(pid, 0) != 0 && errno == EPERM) return EPERM;
+    return ESRCH;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+      static_cast<size_t>(st.st_size) < sizeof(RegistryShared)) {
+    close(fd);
+    return EPERM;
+  }
+  void* map = mmap(nullptr, sizeof(RegistryShared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return ENOMEM;
+  auto* r = static_cast<RegistryShared*>(map);
+  int rc = ESRCH;
+  if (r->magic == kRegistryMagic && r->pid == pid && kill(pid, 0) == 0) {
+    SharedLock lock(r->mutex);
+    rc = f(*r);
+  }
+  munmap(map, sizeof(RegistryShared));
+  return rc;
+}
+
+}  // namespace
+
+int AttachStreamTo(pid_t pid, const std::string& shm_name) {
+  return WithRegistryOf(pid, [&](RegistryShared& r) {
+    for (auto& e : r.entries) {
+      if (e.used.load() != 0) continue;
+      std::snprintf(e.name, sizeof e.name, "%s", shm_name.c_str());
+      e.used.store(1);
+      r.generation.fetch_add(1, std::memory_order_release);
+      return 0;
+    }
+    return EAGAIN;
+  });
+}
+
+void DetachStreamFrom(pid_t pid, const std::string& shm_name) {
+  (void)WithRegistryOf(pid, [&](RegistryShared& r) {
+    for (auto& e : r.entries) {
+      if (e.used.load() != 0 && shm_name == e.name) e.used.store(0);
+    }
+    r.generation.fetch_add(1, std::memory_order_release);
+    return 0;
+  });
+}
+
+int OpenLocalEventId(std::string_view name, unsigned& id) {
+  if (name.size() > TRACE_EVENT_NAME_MAX) return ENAMETOOLONG;
+  std::lock_guard lock(g_mutex);
+  unsigned count = g_local_count.load(std::memory_order_relaxed);
+  for (unsigned i = 0; i < count; ++i) {
+    if (name == g_local_names[i]) {
+      id = kFirstUserId + i;
+      return 0;
+    }
+  }
+  if (count >= TRACE_USER_EVENT_MAX) {
+    id = POSIX_TRACE_UNNAMED_USER_EVENT;
+    return 0;
+  }
+  std::memcpy(g_local_names[count], name.data(), name.size());
+  g_local_names[count][name.size()] = '\0';
+  g_local_count.store(count + 1, std::memory_order_release);
+  id = kFirstUserId + count;
+  return 0;
+}
+
+bool LocalEventName(unsigned id, std::string& out) {
+  if (id < kFirstUserId || id >= kFirstUserId + g_local_count.load(std::memory_order_acquire)) {
+    return false;
+  }
+  out.assign(g_local_names[id - kFirstUserId]);
+  return true;
+}
+
+unsigned LocalNameCount() {
+  return g_local_count.load(std::memory_order_acquire);
+}
+
+}  // namespace rastrace::posix

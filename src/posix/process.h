@@ -1,0 +1,73 @@
+// The traced side of a process: its registry (where controllers attach streams), the streams it
+// records into, its event-type names, and what happens to all of them across fork.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "posix/layout.h"
+#include "posix/stream.h"
+
+namespace rastrace::posix {
+
+// A stream this process records into. `xlate` maps this process's event ids to the stream's
+// (stored + 1; 0: not looked up yet): processes sharing a stream may number names differently.
+struct Attachment {
+  std::atomic<StreamShared*> stream{nullptr};
+  size_t map_bytes = 0;
+  char name[kShmNameMax] = {};
+  std::atomic<uint16_t> xlate[kMaxLocalIds];
+};
+
+struct ThreadIdentity {
+  uint64_t thread = 0;  // pthread_self()
+  int32_t kernel_tid = 0;
+};
+
+// Hot-path state, read without locks by posix_trace_event.
+extern std::atomic<std::atomic<uint32_t>*> g_registry_generation;
+extern std::atomic<uint32_t> g_seen_generation;
+extern std::atomic<uint32_t> g_active_mask;
+extern Attachment g_attachments[TRACE_SYS_MAX];
+extern int32_t g_pid;
+extern thread_local ThreadIdentity t_me __attribute__((tls_model("initial-exec")));
+
+void InitThreadIdentity();
+inline const ThreadIdentity& Me() {
+  if (t_me.kernel_tid == 0) [[unlikely]]
+    InitThreadIdentity();
+  return t_me;
+}
+
+// Brings the attachments in line with the registry (after a controller changed it).
+void RefreshAttachments();
+// The stream of attachment `slot` was shut down: stop using it.
+void DropShutDownStream(unsigned slot);
+// Looks up this process's id `local_id` in the stream of `slot`; returns the stream id + 1, or 0
+// when `local_id` names no event type of this process.
+uint16_t ResolveEventId(unsigned slot, unsigned local_id);
+
+// Registers stream `shm_name` with the registry of `pid` (this process when pid is ours).
+// Returns 0 or ESRCH (no such process, or one not using the library), EPERM (another user's),
+// EAGAIN (TRACE_SYS_MAX streams already trace it).
+int AttachStreamTo(pid_t pid, const std::string& shm_name);
+void DetachStreamFrom(pid_t pid, const std::string& shm_name);
+
+// This process's event-type names.
+int OpenLocalEventId(std::string_view name, unsigned& id);
+bool LocalEventName(unsigned id, std::string& out);
+// Calls f(id, name) for every name opened so far.
+template <class F>
+void ForEachLocalName(F f);
+unsigned LocalNameCount();
+
+// Maps a stream's shared memory object; nullptr with `error` set when it cannot be used.
+StreamShared* MapStream(const std::string& shm_name, size_t& map_bytes, int& error);
+
+}  // namespace rastrace::posix
+
+#include "posix/process_inl.h"
