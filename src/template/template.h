@@ -33,13 +33,13 @@ struct Diagnostic {
 struct CompiledTemplate;  // opaque compiled descriptors
 
 struct Template {
-  uint16_t id16 = 0;        // "hhh" -> hhh0; "hhhh" -> hhhh
-  std::string id_text;      // as written: "00A", "1234"
+  uint16_t id16 = 0;    // "hhh" -> hhh0; "hhhh" -> hhhh
+  std::string id_text;  // as written: "00A", "1234"
   int version_major = 0;
   int version_minor = 0;
   Level level = Level::kKern;
-  std::string label;        // the first string; a leading '@' means not printed
-  std::string source;       // the template's text as written (continuations joined), for trcupdate
+  std::string label;   // the first string; a leading '@' means not printed
+  std::string source;  // the template's text as written (continuations joined), for trcupdate
   std::string file;
   int line = 0;
   std::shared_ptr<const CompiledTemplate> compiled;
@@ -77,14 +77,15 @@ struct EventContext {
   const event::Event* event = nullptr;
   ByteOrder byte_order = ByteOrder::kLittle;
   event::Layout trace_layout = event::Layout::k64;  // $TRACEENV
-  std::string_view logfile;                        // $LOGFILE
-  uint64_t rel_line_no = 0;                        // $RELLINENO
+  std::string_view logfile;                         // $LOGFILE
+  uint64_t rel_line_no = 0;                         // $RELLINENO
   uint64_t pid = 0, tid = 0, cpuid = 0, priority = 0;
   std::string_view exec_path;  // $EXECPATH
   std::string_view svc;        // $SVC: name of the current system call
   uint64_t time_ns = 0;        // event time in ns since the first timestamp (timers)
   uint32_t total_cpus = 1, traced_cpus = 1, reported_cpus = 1;
   uint32_t ip_address = 0;     // $IPADDR
+  uint32_t buffer_scheme = 1;  // $BUFF: 1 = kernel heap, 2 = separate segment
 };
 
 // What the evaluator asks of the report beyond EventContext.

@@ -1,0 +1,57 @@
+// Format codes of seed 002 section II (X4, B0.5, A8.16, SW, ...): what one code word means.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rastrace::tmpl {
+
+enum class CodeKind : uint8_t {
+  kGoto,         // Gm.n
+  kOmit,         // Om.n
+  kReverse,      // Rm
+  kWord,         // Wm
+  kAscii,        // Am.n
+  kString,       // Sm
+  kBinary,       // Bm.n
+  kHex,          // Xm
+  kSigned,       // Dm
+  kUnsigned,     // Um
+  kOctal,        // om
+  kFloat,        // Fm
+  kBufferBytes,  // HB
+  kHookType,     // HT
+  kTime,         // Tm
+  kErrno,        // Em
+  kPid,          // Pm
+};
+
+struct FormatCode {
+  CodeKind kind = CodeKind::kHex;
+  bool word_sized = false;  // the W variant (XW, DW, ...): 4 or 8 bytes by the hook's layout
+  uint32_t m = 0;           // bytes (or word number for W)
+  uint32_t n = 0;           // bits (G, O, B) or display width (A)
+  bool has_n = false;       // "A16" versus "A16.16"
+
+  // Bytes the code reads at `word_size`, for the codes that read whole bytes.
+  uint32_t Bytes(unsigned word_size) const { return word_sized ? word_size : m; }
+};
+
+// The outcome of looking at one word of a template.
+enum class CodeMatch {
+  kNotCode,  // ordinary text ("block", "B_FLAG0", "E2BIG")
+  kCode,     // a valid code, in `code`
+  kInvalid,  // looks like a code but the size is not allowed: `error` says what was expected
+};
+
+struct CodeParse {
+  CodeMatch match = CodeMatch::kNotCode;
+  FormatCode code;
+  std::string error;
+};
+
+// Classifies `word` (a whole word, no surrounding blanks).
+CodeParse ParseFormatCode(std::string_view word);
+
+}  // namespace rastrace::tmpl

@@ -1,0 +1,112 @@
+// TemplateSet: splitting a template file into templates (comments, continuation lines), parsing
+// each on its own so that one bad template never takes the rest of the file down.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "template/compiled.h"
+#include "template/lexer.h"
+#include "template/parser.h"
+#include "template/source_text.h"
+#include "template/template.h"
+
+namespace rastrace::tmpl {
+
+std::string Diagnostic::ToString() const {
+  return fmt::format("{}:{}:{}: {}: {}", file, line, column, warning ? "warning" : "error",
+                     message);
+}
+
+struct TemplateSet::Impl {
+  // Indexed by 16-bit id: Find is on the report's per-event path.
+  std::vector<std::unique_ptr<Template>> by_id = std::vector<std::unique_ptr<Template>>(65536);
+  size_t count = 0;
+
+  void Put(Template t) {
+    auto& slot = by_id[t.id16];
+    if (!slot) ++count;
+    slot = std::make_unique<Template>(std::move(t));
+  }
+};
+
+TemplateSet::TemplateSet() : impl_(std::make_unique<Impl>()) {}
+TemplateSet::~TemplateSet() = default;
+TemplateSet::TemplateSet(TemplateSet&&) noexcept = default;
+TemplateSet& TemplateSet::operator=(TemplateSet&&) noexcept = default;
+
+size_t TemplateSet::AddText(std::string_view text, std::string_view file_name,
+                            std::vector<Diagnostic>& diagnostics) {
+  size_t added = 0;
+  SourceText current;
+  bool continuing = false;
+  auto finish = [&] {
+    Template t;
+    Diagnostic d;
+    if (ParseTemplate(current, file_name, t, d)) {
+      impl_->Put(std::move(t));
+      ++added;
+    } else {
+      diagnostics.push_back(std::move(d));
+    }
+    current = SourceText();
+  };
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    std::string_view line =
+        text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    pos = eol == std::string_view::npos ? text.size() : eol + 1;
+    ++line_no;
+    while (!line.empty() && IsBlank(line.back())) line.remove_suffix(1);
+    if (!continuing) {
+      if (line.empty() || line[0] == '#' || line[0] == '*') continue;
+    }
+    // A '\' at the end of a line continues the template on the next line.
+    continuing = !line.empty() && line.back() == '\\';
+    if (continuing) line.remove_suffix(1);
+    current.Append(line, line_no, 1);
+    if (!continuing) finish();
+  }
+  if (continuing) finish();
+  return added;
+}
+
+Result<size_t> TemplateSet::AddFile(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError("{}: cannot read template file: {}", path, std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return MakeError("{}: cannot read template file: {}", path, std::strerror(errno));
+  return AddText(buffer.str(), path, diagnostics);
+}
+
+const Template* TemplateSet::Find(uint16_t id16) const {
+  return impl_->by_id[id16].get();
+}
+
+std::vector<const Template*> TemplateSet::All() const {
+  std::vector<const Template*> all;
+  all.reserve(impl_->count);
+  for (const auto& t : impl_->by_id) {
+    if (t) all.push_back(t.get());
+  }
+  return all;
+}
+
+bool TemplateSet::Remove(uint16_t id16) {
+  auto& slot = impl_->by_id[id16];
+  if (!slot) return false;
+  slot.reset();
+  --impl_->count;
+  return true;
+}
+
+size_t TemplateSet::size() const {
+  return impl_->count;
+}
+
+}  // namespace rastrace::tmpl
