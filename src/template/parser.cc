@@ -223,7 +223,7 @@ bool Parser::Header(Template& t) {
   size_t i = 0;
   while (i < text.size() && IsHexDigit(text[i])) ++i;
   if ((i != 3 && i != 4) || (i < text.size() && !IsBlank(text[i]))) {
-    return Fail(0, "expected a trace id of 3 or 4 hex digits at the start of the template");
+    return Fail(0, "expected a trace id (3 or 4 hex digits) in column 1");
   }
   t.id_text = std::string(text.substr(0, i));
   uint64_t id = 0;
