@@ -65,6 +65,13 @@ TEST(ReaderOpenTest, MissingFileSaysWhy) {
             "/nonexistent/dir/x.log: cannot open: No such file or directory");
 }
 
+TEST(ReaderOpenTest, ReadErrorsSayWhy) {
+  testing::TempDir dir;
+  auto reader = LogReader::Open(dir.path());
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.error().message, dir.path() + ": read error at offset 0x0: Is a directory");
+}
+
 TEST_P(ReaderTest, DecodesTheSeedLayouts) {
   auto all = ReadLog(Log(Layout::k64, order(),
                          "8000000810300007 00000000000000aa 0000000000000011 0000000000000022 "
