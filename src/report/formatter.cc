@@ -1,0 +1,99 @@
+#include "report/formatter.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "event/format.h"
+
+namespace rastrace::report {
+
+TemplateIndex::TemplateIndex(const tmpl::TemplateSet& templates) : by_id_(65536, nullptr) {
+  const tmpl::Template* undefined = templates.Find(event::kHookUndefined);
+  if (undefined == nullptr) undefined = templates.Find(event::kHookDefault);
+  for (const tmpl::Template* t : templates.All()) by_id_[t->id16] = t;
+  const tmpl::Template* zero = templates.Find(event::kHookTraceIdZero);
+  for (size_t id = 0; id < by_id_.size(); ++id) {
+    if (by_id_[id] != nullptr) continue;
+    by_id_[id] = (id == 0 && zero != nullptr) ? zero : undefined;
+  }
+}
+
+void WarningOnce::Warn(std::string_view message) {
+  std::lock_guard lock(mutex_);
+  if (given_.find(message) != given_.end()) return;
+  given_.emplace(message);
+  std::fprintf(stderr, "trcrpt: warning: %.*s\n", static_cast<int>(message.size()), message.data());
+}
+
+class Formatter::Host : public tmpl::ReportHost {
+ public:
+  Host(ProcessTable& processes, WarningOnce& warnings)
+      : processes_(processes), warnings_(warnings) {}
+  std::string_view ExecPathOf(uint64_t pid) override { return processes_.PathAt(pid, sequence_); }
+  void InstallProcess(uint64_t pid, std::string_view path) override {
+    processes_.SetPath(pid, path, sequence_);
+  }
+  void Warn(std::string_view message) override { warnings_.Warn(message); }
+  void set_sequence(uint64_t sequence) { sequence_ = sequence; }
+
+ private:
+  ProcessTable& processes_;
+  WarningOnce& warnings_;
+  uint64_t sequence_ = 0;
+};
+
+Formatter::Formatter(const tmpl::TemplateSet& templates, const TemplateIndex& index,
+                     ProcessTable& processes, WarningOnce& warnings, bool raw)
+    : index_(index),
+      raw_(raw),
+      host_(std::make_unique<Host>(processes, warnings)),
+      evaluator_(raw ? nullptr : std::make_unique<tmpl::Evaluator>(templates, *host_)) {}
+
+Formatter::~Formatter() = default;
+
+void AppendRawHex(const event::Event& event, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  size_t word = event::WordSize(event.layout);
+  for (size_t i = 0; i < event.bytes.size(); ++i) {
+    if (i != 0 && i % word == 0) out.push_back(' ');
+    out.push_back(kHex[event.bytes[i] >> 4]);
+    out.push_back(kHex[event.bytes[i] & 0xF]);
+  }
+}
+
+void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
+  out.text.clear();
+  out.status = tmpl::EvalStatus::kOk;
+  const event::Event& event = *prepared.event;
+  if (raw_) {
+    out.level = tmpl::Level::kAppl;
+    AppendRawHex(event, out.text);
+    return;
+  }
+  const tmpl::Template* tmpl = index_.For(event.hook_id);
+  if (tmpl == nullptr) {
+    // Neither 007 nor 008 exists: say so rather than print nothing.
+    out.level = tmpl::Level::kKern;
+    fmt::format_to(std::back_inserter(out.text), "UNDEFINED TRACE ID {:04X} (no template 007)",
+                   event.hook_id);
+    return;
+  }
+  tmpl::EventContext ctx;
+  ctx.event = &event;
+  ctx.byte_order = prepared.byte_order;
+  ctx.trace_layout = prepared.trace_layout;
+  ctx.logfile = prepared.logfile;
+  ctx.rel_line_no = prepared.line_no;
+  ctx.pid = prepared.pid;
+  ctx.tid = prepared.tid;
+  ctx.exec_path = prepared.exec_path;
+  ctx.time_ns = prepared.elapsed_ns < 0 ? 0 : static_cast<uint64_t>(prepared.elapsed_ns);
+  ctx.total_cpus = prepared.total_cpus;
+  ctx.traced_cpus = prepared.traced_cpus;
+  ctx.reported_cpus = prepared.traced_cpus;
+  host_->set_sequence(prepared.sequence);
+  evaluator_->Run(*tmpl, ctx, out);
+}
+
+}  // namespace rastrace::report

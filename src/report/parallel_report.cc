@@ -1,0 +1,182 @@
+#include "report/parallel_report.h"
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace rastrace::report {
+
+namespace {
+
+constexpr size_t kBatchEvents = 4096;
+constexpr size_t kBatchBytes = 1 << 20;
+
+// Events copied out of the reader, with the text each gets.
+struct Batch {
+  struct Item {
+    PreparedEvent prepared;
+    event::Event event;
+    size_t bytes_at, buffer_at, exec_at, name_at;
+  };
+  std::vector<uint8_t> arena;
+  std::vector<Item> items;
+  std::vector<tmpl::EvalOutput> outputs;
+  bool done = false;
+
+  size_t Append(std::string_view text) {
+    return Append(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  }
+  size_t Append(std::span<const uint8_t> bytes) {
+    size_t at = arena.size();
+    arena.insert(arena.end(), bytes.begin(), bytes.end());
+    return at;
+  }
+  void Add(const PreparedEvent& prepared) {
+    Item item{prepared, *prepared.event, 0, 0, 0, 0};
+    item.bytes_at = Append(prepared.event->bytes);
+    item.buffer_at = Append(prepared.event->buffer);
+    item.exec_at = Append(prepared.exec_path);
+    item.name_at = Append(prepared.process_name);
+    items.push_back(item);
+  }
+  // Points every span of the items into the arena, which no longer grows.
+  void Seal() {
+    const uint8_t* base = arena.data();
+    for (Item& item : items) {
+      item.event.bytes = {base + item.bytes_at, item.event.bytes.size()};
+      item.event.buffer = {base + item.buffer_at, item.event.buffer.size()};
+      item.prepared.event = &item.event;
+      item.prepared.exec_path = {reinterpret_cast<const char*>(base + item.exec_at),
+                                 item.prepared.exec_path.size()};
+      item.prepared.process_name = {reinterpret_cast<const char*>(base + item.name_at),
+                                    item.prepared.process_name.size()};
+    }
+    if (outputs.size() < items.size()) outputs.resize(items.size());
+  }
+  void Reset() {
+    arena.clear();
+    items.clear();
+    done = false;
+  }
+};
+
+class WorkQueue {
+ public:
+  void Push(Batch* batch) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(batch);
+    }
+    work_ready_.notify_one();
+  }
+  // Null when closed.
+  Batch* Pop() {
+    std::unique_lock lock(mutex_);
+    work_ready_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+    if (queue_.empty()) return nullptr;
+    Batch* batch = queue_.front();
+    queue_.pop_front();
+    return batch;
+  }
+  void MarkDone(Batch* batch) {
+    {
+      std::lock_guard lock(mutex_);
+      batch->done = true;
+    }
+    batch_done_.notify_all();
+  }
+  void WaitDone(Batch* batch) {
+    std::unique_lock lock(mutex_);
+    batch_done_.wait(lock, [&] { return batch->done; });
+  }
+  void Close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+      queue_.clear();
+    }
+    work_ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable work_ready_, batch_done_;
+  std::deque<Batch*> queue_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+void RunParallel(const StageSet& stages, unsigned jobs) {
+  WorkQueue queue;
+  std::vector<std::jthread> workers;
+  for (unsigned i = 0; i < jobs; ++i) {
+    workers.emplace_back([&] {
+      Formatter formatter(stages.templates, stages.index, stages.source.processes(),
+                          stages.warnings, stages.raw);
+      while (Batch* batch = queue.Pop()) {
+        for (size_t k = 0; k < batch->items.size(); ++k) {
+          formatter.Format(batch->items[k].prepared, batch->outputs[k]);
+        }
+        queue.MarkDone(batch);
+      }
+    });
+  }
+
+  std::deque<std::unique_ptr<Batch>> in_flight;
+  std::vector<std::unique_ptr<Batch>> spare;
+  const size_t max_in_flight = 2 * static_cast<size_t>(jobs) + 2;
+  bool stopped = false;
+  bool ended = false;
+
+  // Lays out the oldest batch once its texts are ready.
+  auto emit_oldest = [&] {
+    std::unique_ptr<Batch> batch = std::move(in_flight.front());
+    in_flight.pop_front();
+    queue.WaitDone(batch.get());
+    for (size_t k = 0; k < batch->items.size() && !stopped; ++k) {
+      if (!stages.emitter.Emit(batch->items[k].prepared, batch->outputs[k])) stopped = true;
+      stages.sink.MaybeFlush();
+    }
+    batch->Reset();
+    spare.push_back(std::move(batch));
+  };
+
+  PreparedEvent prepared;
+  while (!ended && !stopped) {
+    std::unique_ptr<Batch> batch;
+    if (!spare.empty()) {
+      batch = std::move(spare.back());
+      spare.pop_back();
+    } else {
+      batch = std::make_unique<Batch>();
+      batch->arena.reserve(kBatchBytes + 65536);
+    }
+    while (batch->items.size() < kBatchEvents && batch->arena.size() < kBatchBytes) {
+      if (!stages.preparer.Next(prepared)) {
+        ended = true;
+        break;
+      }
+      batch->Add(prepared);
+      stages.progress.Tick(stages.source.bytes_read());
+    }
+    if (batch->items.empty()) {
+      spare.push_back(std::move(batch));
+      break;
+    }
+    batch->Seal();
+    queue.Push(batch.get());
+    in_flight.push_back(std::move(batch));
+    while (!stopped && in_flight.size() >= max_in_flight) emit_oldest();
+  }
+  while (!stopped && !in_flight.empty()) emit_oldest();
+  // After $STOP the remaining batches are dropped; workers finish the one they hold.
+  queue.Close();
+  for (auto& worker : workers) worker.join();
+}
+
+}  // namespace rastrace::report

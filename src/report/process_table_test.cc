@@ -1,0 +1,60 @@
+#include "report/process_table.h"
+
+#include <gtest/gtest.h>
+
+#include "event/reader.h"
+#include "report/log_builder.h"
+
+namespace rastrace::report {
+namespace {
+
+// Feeds every event of `log` to `table`.
+void Learn(const LogBuilder& log, ProcessTable& table) {
+  auto reader = event::LogReader::FromBytes(log.bytes());
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  event::Event e;
+  uint64_t seq = 0;
+  while (reader->Next(e) == event::ReadStatus::kEvent) table.Observe(e, log.order(), ++seq);
+}
+
+TEST(ProcessTable, LearnsProcessExecAndThreadNameInBothByteOrders) {
+  for (ByteOrder order : {ByteOrder::kLittle, ByteOrder::kBig}) {
+    LogBuilder log(event::Layout::k64, order);
+    log.Process(100, 1, 101, "/usr/bin/prog", 10)
+        .Exec(200, "/bin/sh", 200, 20)
+        .ThreadName(101, "worker", 30)
+        .Exec(100, "/usr/bin/other", 100, 40);
+    ProcessTable table;
+    Learn(log, table);
+    EXPECT_EQ(table.PidOfThread(101), 100u);
+    EXPECT_EQ(table.PidOfThread(200), 200u);  // a main thread: tid == pid
+    EXPECT_EQ(table.PidOfThread(999), 0u);
+    EXPECT_EQ(table.PathOf(100), "/usr/bin/other");
+    EXPECT_EQ(table.PathAt(100, 1), "/usr/bin/prog");
+    EXPECT_EQ(table.PathAt(100, 4), "/usr/bin/other");
+    EXPECT_EQ(table.PathAt(200, 1), "");
+    EXPECT_EQ(table.ThreadName(101), "worker");
+    EXPECT_EQ(table.ProcessName(200, 200), "sh");
+    EXPECT_EQ(table.ProcessName(300, 101), "worker");
+  }
+}
+
+TEST(ProcessTable, LateInstallKeepsHistorySorted) {
+  ProcessTable table;
+  table.SetPath(5, "/a", 10);
+  table.SetPath(5, "/c", 30);
+  table.SetPath(5, "/b", 20);
+  EXPECT_EQ(table.PathAt(5, 25), "/b");
+  EXPECT_EQ(table.PathAt(5, 15), "/a");
+}
+
+TEST(ProcessTable, TruncatedStringsReadAsEmpty) {
+  std::vector<uint8_t> bytes = {5, 0, 'a', 'b'};
+  EXPECT_EQ(ReadS2(bytes, 0, ByteOrder::kLittle), "");
+  bytes = {2, 0, 'a', 'b'};
+  EXPECT_EQ(ReadS2(bytes, 0, ByteOrder::kLittle), "ab");
+  EXPECT_EQ(ReadS2(bytes, 3, ByteOrder::kLittle), "");
+}
+
+}  // namespace
+}  // namespace rastrace::report
