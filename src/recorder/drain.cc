@@ -1,0 +1,176 @@
+#include "recorder/drain.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "recorder/header_events.h"
+
+namespace rastrace::recorder {
+namespace {
+
+struct Cursor {
+  ThreadSlot* slot;
+  uint64_t position;
+  uint64_t end;
+};
+
+// The timestamp that orders the event at the cursor: its own, or its thread's last one.
+uint64_t OrderingTimestamp(const Cursor& cursor, size_t words, uint64_t hookword) {
+  if (buffer::FlagsOf(hookword) & event::kFlagTimestamp) {
+    return cursor.slot->ring.WordAt(cursor.position + words - 1);
+  }
+  return cursor.slot->last_timestamp;
+}
+
+// Words of the event at the cursor, or 0 when its hookword cannot be right (the event would run
+// past what the producer published).
+size_t WordsAt(const Cursor& cursor, uint64_t* hookword) {
+  *hookword = cursor.slot->ring.WordAt(cursor.position);
+  const size_t words = buffer::EventWords(*hookword);
+  return cursor.position + words <= cursor.end ? words : 0;
+}
+
+// Counts the events left at the cursor as lost because the log is full.
+void DiscardRest(Cursor& cursor, DrainResult& result) {
+  while (cursor.position < cursor.end) {
+    uint64_t hookword = 0;
+    const size_t words = WordsAt(cursor, &hookword);
+    ++cursor.slot->lost_by_writer;
+    ++result.discarded;
+    if (words == 0) {
+      cursor.position = cursor.end;
+      break;
+    }
+    cursor.position += words;
+  }
+}
+
+}  // namespace
+
+void AppendLostEvents(std::span<ThreadSlot* const> slots, uint64_t timestamp,
+                      std::vector<uint8_t>& out) {
+  for (ThreadSlot* slot : slots) {
+    const uint64_t lost = slot->ring.lost() + slot->lost_by_writer;
+    if (lost > slot->lost_reported) {
+      AppendLost(lost - slot->lost_reported, slot->ring.thread_id(), timestamp, out);
+      slot->lost_reported = lost;
+    }
+  }
+}
+
+DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
+                      uint64_t fallback_timestamp) {
+  DrainResult result;
+  std::vector<Cursor> cursors;
+  cursors.reserve(slots.size());
+  for (ThreadSlot* slot : slots) {
+    const uint64_t end = slot->ring.head();
+    const uint64_t tail = slot->ring.tail();
+    if (tail < end) cursors.push_back({slot, tail, end});
+  }
+  std::vector<uint8_t> scratch;
+  uint64_t rotations = sink.rotations();
+  while (!cursors.empty()) {
+    // A new file after a rotation names its threads again.
+    if (sink.rotations() != rotations) {
+      rotations = sink.rotations();
+      for (ThreadSlot* slot : slots) slot->name_written = false;
+    }
+    // The thread whose next event is oldest, and the oldest next event of any other thread.
+    size_t best = 0;
+    uint64_t best_ts = UINT64_MAX;
+    uint64_t second_ts = UINT64_MAX;
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      uint64_t hookword = 0;
+      const size_t words = WordsAt(cursors[i], &hookword);
+      const uint64_t ts = words ? OrderingTimestamp(cursors[i], words, hookword) : 0;
+      if (ts < best_ts) {
+        second_ts = best_ts;
+        best_ts = ts;
+        best = i;
+      } else if (ts < second_ts) {
+        second_ts = ts;
+      }
+    }
+    Cursor& cursor = cursors[best];
+    ThreadSlot& slot = *cursor.slot;
+    auto name_thread = [&] {
+      if (slot.name_written || sink.stopped()) return;
+      scratch.clear();
+      AppendThreadName(slot.ring.thread_id(), slot.name.data(), scratch);
+      if (scratch.size() <= sink.available()) sink.Append(scratch);
+      slot.name_written = true;
+    };
+    name_thread();
+    // Copy the run of events that are not newer than any other thread's next one.
+    uint64_t run_start = cursor.position;
+    uint64_t run_events = 0;
+    uint64_t available = sink.available();
+    auto flush_run = [&] {
+      if (run_events == 0) return;
+      sink.AppendFromRing(slot.ring, run_start, cursor.position - run_start);
+      result.events += run_events;
+      result.bytes += (cursor.position - run_start) * 8;
+      run_events = 0;
+    };
+    bool first = true;
+    while (cursor.position < cursor.end) {
+      uint64_t hookword = 0;
+      const size_t words = WordsAt(cursor, &hookword);
+      if (words == 0) {
+        // A hookword that cannot be right (possible only when a producer wrote during a
+        // circular-mode read): drop what is left of this ring and count it.
+        flush_run();
+        ++slot.lost_by_writer;
+        cursor.position = cursor.end;
+        break;
+      }
+      const uint64_t ts = OrderingTimestamp(cursor, words, hookword);
+      if (ts > second_ts && !first) break;
+      first = false;
+      const uint64_t bytes = words * 8;
+      if (bytes > available) {
+        flush_run();
+        if (!sink.OnFull()) {
+          for (Cursor& c : cursors) DiscardRest(c, result);
+          break;
+        }
+        rotations = sink.rotations();
+        for (ThreadSlot* other : slots) other->name_written = false;
+        name_thread();
+        available = sink.available();
+        if (bytes > available) {
+          // Larger than an empty file may hold: it can never be written.
+          ++slot.lost_by_writer;
+          ++result.discarded;
+          cursor.position += words;
+          run_start = cursor.position;
+          continue;
+        }
+        run_start = cursor.position;
+      }
+      available -= bytes;
+      slot.last_timestamp = ts;
+      result.max_timestamp = std::max(result.max_timestamp, ts);
+      cursor.position += words;
+      ++run_events;
+    }
+    flush_run();
+    for (size_t i = 0; i < cursors.size();) {
+      if (cursors[i].position >= cursors[i].end) {
+        cursors[i].slot->ring.Release(cursors[i].end);
+        cursors[i] = cursors.back();
+        cursors.pop_back();
+      } else {
+        ++i;
+      }
+    }
+  }
+  const uint64_t stamp = result.max_timestamp ? result.max_timestamp : fallback_timestamp;
+  scratch.clear();
+  AppendLostEvents(slots, stamp, scratch);
+  if (!scratch.empty()) sink.AppendTrailer(scratch);
+  return result;
+}
+
+}  // namespace rastrace::recorder

@@ -1,0 +1,178 @@
+#include "recorder/drain.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "event/format.h"
+#include "recorder/header_events.h"
+#include "recorder/test_log.h"
+
+namespace rastrace::recorder {
+namespace {
+
+using testing::LoggedEvent;
+using testing::LostIn;
+using testing::ReadLog;
+using testing::ScratchDir;
+
+// Stores TRCHKL1T(hkwd, value) with an explicit timestamp.
+bool Put(ThreadSlot& slot, uint32_t hkwd, uint64_t value, uint64_t timestamp) {
+  uint64_t at = 0;
+  if (!slot.ring.Reserve(4, &at)) return false;
+  slot.ring.Put(at, buffer::MakeHookword(event::kFlagTimestamp, 8, hkwd));
+  slot.ring.Put(at + 1, value);
+  slot.ring.Put(at + 2, slot.ring.thread_id());
+  slot.ring.Put(at + 3, timestamp);
+  slot.ring.Publish(at + 4);
+  return true;
+}
+
+// Stores TRCHKL1(hkwd, value): no timestamp.
+void PutUntimed(ThreadSlot& slot, uint32_t hkwd, uint64_t value) {
+  uint64_t at = 0;
+  ASSERT_TRUE(slot.ring.Reserve(3, &at));
+  slot.ring.Put(at, buffer::MakeHookword(0, 8, hkwd));
+  slot.ring.Put(at + 1, value);
+  slot.ring.Put(at + 2, slot.ring.thread_id());
+  slot.ring.Publish(at + 3);
+}
+
+std::unique_ptr<ThreadSlot> MakeSlot(uint64_t tid, const char* name, size_t bytes = 1 << 16) {
+  auto slot = std::make_unique<ThreadSlot>(bytes, buffer::Mode::kAlternate, tid);
+  std::strncpy(slot->name.data(), name, slot->name.size() - 1);
+  return slot;
+}
+
+LogSink OpenSink(const std::string& path, RecorderOptions options = {}) {
+  auto sink = LogSink::Open(
+      path, options, [](std::vector<uint8_t>& out) { AppendTraceOff(7, 1, 1, out); },
+      [](uint64_t count, std::vector<uint8_t>& out) { AppendLogWrapped(count, 1, 2, out); });
+  EXPECT_TRUE(sink) << sink.error().message;
+  return std::move(*sink);
+}
+
+std::vector<LoggedEvent> Only(const std::vector<LoggedEvent>& events, uint16_t hook) {
+  std::vector<LoggedEvent> out;
+  for (const auto& e : events) {
+    if (e.hook_id == hook) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
+  ScratchDir dir;
+  auto a = MakeSlot(100, "alpha");
+  auto b = MakeSlot(200, "beta");
+  // a: 10 20 30 (untimed after 30) 60; b: 15 25 50.
+  Put(*a, 0x01100000, 1, 10);
+  Put(*a, 0x01100000, 2, 20);
+  Put(*a, 0x01100000, 3, 30);
+  PutUntimed(*a, 0x01300000, 4);
+  Put(*a, 0x01100000, 5, 60);
+  Put(*b, 0x01100000, 11, 15);
+  Put(*b, 0x01100000, 12, 25);
+  Put(*b, 0x01100000, 13, 50);
+  LogSink sink = OpenSink(dir.Path("log"));
+  ThreadSlot* slots[] = {a.get(), b.get()};
+  const DrainResult result = DrainOnce(slots, sink, 0);
+  EXPECT_EQ(result.events, 8u);
+  EXPECT_EQ(result.max_timestamp, 60u);
+  ASSERT_TRUE(sink.Close());
+
+  auto events = ReadLog(dir.Path("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  std::vector<uint64_t> order;
+  std::vector<std::string> names;
+  for (const auto& e : *events) {
+    if (e.hook_id == 0x0110 || e.hook_id == 0x0130) order.push_back(e.words[0]);
+    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilThreadName) {
+      names.push_back(testing::SplitS2(e.buffer)[0]);
+      EXPECT_EQ(e.generic_word, e.thread_id);
+    }
+  }
+  EXPECT_EQ(order, (std::vector<uint64_t>{1, 11, 2, 12, 3, 4, 13, 5}));
+  EXPECT_EQ(names, (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(LostIn(*events), 0u);
+  EXPECT_EQ(a->ring.head(), a->ring.tail());
+}
+
+TEST(DrainTest, LostEventsBecomeOne006PerThreadWithTheThreadId) {
+  ScratchDir dir;
+  auto a = MakeSlot(100, "alpha", 4096);  // 128 events of 4 words
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 200; ++i) written += Put(*a, 0x01100000, i, i + 1) ? 1 : 0;
+  ASSERT_EQ(written, 128u);
+  LogSink sink = OpenSink(dir.Path("log"));
+  ThreadSlot* slots[] = {a.get()};
+  DrainOnce(slots, sink, 0);
+  DrainOnce(slots, sink, 0);  // nothing new: no second 006
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.Path("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  auto lost = Only(*events, event::kHookLost);
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].words[0], 72u);
+  EXPECT_EQ(lost[0].words[1], 100u);
+  EXPECT_EQ(lost[0].word_count, 2);
+  EXPECT_EQ(lost[0].timestamp, 128u);  // the newest event drained before it
+  EXPECT_EQ(Only(*events, 0x0110).size(), 128u);
+}
+
+TEST(DrainTest, FullLogWithStopDiscardsAndCountsTheRest) {
+  ScratchDir dir;
+  RecorderOptions options;
+  options.log_bytes = 4 + 32 /*header stand-in*/ + 48 /*thread name*/ + 10 * 32;
+  options.log_full = LogFull::kStop;
+  auto a = MakeSlot(100, "alpha");
+  for (uint64_t i = 0; i < 25; ++i) Put(*a, 0x01100000, i, i + 1);
+  LogSink sink = OpenSink(dir.Path("log"), options);
+  ThreadSlot* slots[] = {a.get()};
+  const DrainResult result = DrainOnce(slots, sink, 0);
+  EXPECT_TRUE(sink.stopped());
+  EXPECT_EQ(result.events, 10u);
+  EXPECT_EQ(result.discarded, 15u);
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.Path("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  EXPECT_EQ(Only(*events, 0x0110).size(), 10u);
+  EXPECT_EQ(LostIn(*events), 15u);
+}
+
+TEST(DrainTest, FullLogRotatesToOldWithA005) {
+  ScratchDir dir;
+  RecorderOptions options;
+  options.log_bytes = 4 + 32 + 48 + 10 * 32;
+  auto a = MakeSlot(100, "alpha");
+  for (uint64_t i = 0; i < 25; ++i) Put(*a, 0x01100000, i, i + 1);
+  LogSink sink = OpenSink(dir.Path("log"), options);
+  ThreadSlot* slots[] = {a.get()};
+  const DrainResult result = DrainOnce(slots, sink, 0);
+  EXPECT_EQ(result.events, 25u);
+  EXPECT_EQ(result.discarded, 0u);
+  EXPECT_GE(sink.rotations(), 2u);
+  ASSERT_TRUE(sink.Close());
+  auto current = ReadLog(dir.Path("log"));
+  auto old = ReadLog(dir.Path("log.old"));
+  ASSERT_TRUE(current) << current.error().message;
+  ASSERT_TRUE(old) << old.error().message;
+  // The new file starts with the header, then 005 counting the rotations.
+  ASSERT_GE(current->size(), 2u);
+  EXPECT_EQ((*current)[0].hook_id, event::kHookTraceOff);  // the stand-in header
+  EXPECT_EQ((*current)[1].hook_id, event::kHookLogWrapped);
+  EXPECT_EQ((*current)[1].words[0], sink.rotations());
+  // Each file names the thread before its events, and the last values are in the newest file.
+  EXPECT_EQ(Only(*current, event::kHookUtil).size(), 1u);
+  auto newest = Only(*current, 0x0110);
+  ASSERT_FALSE(newest.empty());
+  EXPECT_EQ(newest.back().words[0], 24u);
+  for (const auto* file : {&*current, &*old}) {
+    EXPECT_LE(std::filesystem::file_size(file == &*current ? dir.Path("log") : dir.Path("log.old")),
+              options.log_bytes);
+  }
+}
+
+}  // namespace
+}  // namespace rastrace::recorder

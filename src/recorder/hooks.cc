@@ -1,0 +1,243 @@
+// The hook entry points of <rastrace/trchk.h>, the trace control functions, and the start of
+// recording from RASTRACE_* environment variables when a traced program loads.
+//
+// Hot path of a hook (channel on, thread already registered): the -j/-k test, one clock read for
+// T hooks, a capacity test against the cached consumer position, the stores, one release store.
+// No lock, no system call (with the TSC), no allocation.
+#include <rastrace/trchk.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "buffer/event_words.h"
+#include "recorder/clock.h"
+#include "recorder/recorder.h"
+
+namespace rastrace::recorder {
+namespace {
+
+// Initial-exec: a hook reaches its ring with one %fs-relative load, no __tls_get_addr call.
+[[gnu::tls_model("initial-exec")]] thread_local buffer::RingBuffer* t_ring = nullptr;
+
+[[gnu::noinline, gnu::cold]] buffer::RingBuffer* RegisterSlow() {
+  return Recorder::Get().RegisterThread();
+}
+
+// The event did not fit: in single mode the ring is now full and tracing ends.
+[[gnu::noinline, gnu::cold]] void Dropped(buffer::RingBuffer* ring) {
+  if (ring->full()) Recorder::Get().RequestEnd();
+}
+
+[[gnu::always_inline]] inline buffer::RingBuffer* CurrentRing() {
+  buffer::RingBuffer* ring = t_ring;
+  if (ring == nullptr) [[unlikely]]
+    ring = RegisterSlow();
+  return ring;
+}
+
+[[gnu::always_inline]] inline bool Filtered(uint32_t hkwd) {
+  return g_filter_active && !g_filter_allowed.test(hkwd >> 16);
+}
+
+template <bool kTimestamp, class... Words>
+[[gnu::always_inline]] inline void Record(uint32_t hkwd, Words... words) {
+  if (Filtered(hkwd)) [[unlikely]]
+    return;
+  buffer::RingBuffer* ring = CurrentRing();
+  if (ring == nullptr) [[unlikely]]
+    return;
+  constexpr size_t kData = sizeof...(Words);
+  constexpr size_t kTotal = 2 + kData + (kTimestamp ? 1 : 0);
+  const uint64_t timestamp = kTimestamp ? Now() : 0;
+  uint64_t at = 0;
+  if (!ring->Reserve(kTotal, &at)) [[unlikely]] {
+    Dropped(ring);
+    return;
+  }
+  ring->Put(at, buffer::MakeHookword(kTimestamp ? event::kFlagTimestamp : 0,
+                                     static_cast<uint16_t>(kData * 8), hkwd));
+  uint64_t slot = at + 1;
+  ((ring->Put(slot++, static_cast<uint64_t>(words))), ...);
+  ring->Put(at + 1 + kData, ring->thread_id());
+  if constexpr (kTimestamp) ring->Put(at + 2 + kData, timestamp);
+  ring->Publish(at + kTotal);
+}
+
+template <bool kTimestamp>
+[[gnu::always_inline]] inline void RecordGeneric(uint32_t hkwd, uint64_t word, size_t length,
+                                                 const void* bytes) {
+  if (Filtered(hkwd)) [[unlikely]]
+    return;
+  buffer::RingBuffer* ring = CurrentRing();
+  if (ring == nullptr) [[unlikely]]
+    return;
+  // The length field has 16 bits: a longer buffer is cut to its first 65535 bytes.
+  if (bytes == nullptr) length = 0;
+  length = std::min<size_t>(length, 0xFFFF);
+  const size_t total = buffer::GenericEventWords(length, kTimestamp);
+  const uint64_t timestamp = kTimestamp ? Now() : 0;
+  uint64_t at = 0;
+  if (!ring->Reserve(total, &at)) [[unlikely]] {
+    Dropped(ring);
+    return;
+  }
+  ring->Put(
+      at, buffer::MakeHookword(
+              static_cast<uint16_t>(event::kFlagGeneric | (kTimestamp ? event::kFlagTimestamp : 0)),
+              static_cast<uint16_t>(length), hkwd));
+  ring->Put(at + 1, word);
+  ring->PutBytes(at + 2, bytes, length);
+  const uint64_t after = at + 2 + (length + 7) / 8;
+  ring->Put(after, ring->thread_id());
+  if constexpr (kTimestamp) ring->Put(after + 1, timestamp);
+  ring->Publish(at + total);
+}
+
+}  // namespace
+
+void SetThreadRing(buffer::RingBuffer* ring) {
+  t_ring = ring;
+}
+
+void RecordControlEvent(uint16_t hook, uint64_t channel) {
+  buffer::RingBuffer* ring = CurrentRing();
+  if (ring == nullptr) return;
+  uint64_t at = 0;
+  if (!ring->Reserve(4, &at)) return Dropped(ring);
+  ring->Put(at, buffer::MakeHookword(event::kFlagTimestamp, 8, uint32_t{hook} << 16));
+  ring->Put(at + 1, channel);
+  ring->Put(at + 2, ring->thread_id());
+  ring->Put(at + 3, Now());
+  ring->Publish(at + 4);
+}
+
+}  // namespace rastrace::recorder
+
+using rastrace::recorder::Record;
+using rastrace::recorder::Recorder;
+using rastrace::recorder::RecordGeneric;
+
+extern "C" {
+
+void rastrace_hook0(uint32_t hkwd) {
+  Record<false>(hkwd);
+}
+void rastrace_hook1(uint32_t hkwd, uint64_t d1) {
+  Record<false>(hkwd, d1);
+}
+void rastrace_hook2(uint32_t hkwd, uint64_t d1, uint64_t d2) {
+  Record<false>(hkwd, d1, d2);
+}
+void rastrace_hook3(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3) {
+  Record<false>(hkwd, d1, d2, d3);
+}
+void rastrace_hook4(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3, uint64_t d4) {
+  Record<false>(hkwd, d1, d2, d3, d4);
+}
+void rastrace_hook5(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3, uint64_t d4,
+                    uint64_t d5) {
+  Record<false>(hkwd, d1, d2, d3, d4, d5);
+}
+void rastrace_hook0t(uint32_t hkwd) {
+  Record<true>(hkwd);
+}
+void rastrace_hook1t(uint32_t hkwd, uint64_t d1) {
+  Record<true>(hkwd, d1);
+}
+void rastrace_hook2t(uint32_t hkwd, uint64_t d1, uint64_t d2) {
+  Record<true>(hkwd, d1, d2);
+}
+void rastrace_hook3t(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3) {
+  Record<true>(hkwd, d1, d2, d3);
+}
+void rastrace_hook4t(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3, uint64_t d4) {
+  Record<true>(hkwd, d1, d2, d3, d4);
+}
+void rastrace_hook5t(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3, uint64_t d4,
+                     uint64_t d5) {
+  Record<true>(hkwd, d1, d2, d3, d4, d5);
+}
+void rastrace_gen(uint32_t hkwd, uint64_t d1, size_t len, const void* buf) {
+  RecordGeneric<false>(hkwd, d1, len, buf);
+}
+void rastrace_gent(uint32_t hkwd, uint64_t d1, size_t len, const void* buf) {
+  RecordGeneric<true>(hkwd, d1, len, buf);
+}
+
+int trcstart(const char* args) {
+  Recorder& recorder = Recorder::Get();
+  if (recorder.recording()) {
+    // Already recording: start the lowest channel that is off, as AIX hands out generic channels.
+    const uint32_t mask = __atomic_load_n(&rastrace_channel_mask, __ATOMIC_RELAXED);
+    for (int ch = 1; ch < RASTRACE_CHANNELS; ++ch) {
+      if (!(mask & (1u << ch))) return recorder.SetChannel(ch, true) ? ch : -1;
+    }
+    std::fprintf(stderr, "rastrace: trcstart: every channel is already on\n");
+    return -1;
+  }
+  auto base = rastrace::recorder::OptionsFromEnvironment(std::getenv);
+  if (!base) {
+    std::fprintf(stderr, "%s\n", base.error().message.c_str());
+    return -1;
+  }
+  auto options = rastrace::recorder::ParseTraceString(args ? args : "", std::move(*base));
+  if (!options) {
+    std::fprintf(stderr, "rastrace: trcstart: %s\n", options.error().message.c_str());
+    return -1;
+  }
+  if (auto started = recorder.Start(*options); !started) {
+    std::fprintf(stderr, "%s\n", started.error().message.c_str());
+    return -1;
+  }
+  for (int ch = 0; ch < RASTRACE_CHANNELS; ++ch) {
+    if (options->channels & (1u << ch)) return ch;
+  }
+  return 0;
+}
+
+int trcon(int channel) {
+  if (channel < 0) return -1;
+  return Recorder::Get().SetChannel(static_cast<unsigned>(channel), true) ? 0 : -1;
+}
+
+int trcoff(int channel) {
+  if (channel < 0) return -1;
+  return Recorder::Get().SetChannel(static_cast<unsigned>(channel), false) ? 0 : -1;
+}
+
+int trcstop(int channel) {
+  if (channel < 0 || channel >= RASTRACE_CHANNELS) return -1;
+  if (channel != 0) return trcoff(channel);
+  auto stopped = Recorder::Get().Stop();
+  if (!stopped) {
+    std::fprintf(stderr, "%s\n", stopped.error().message.c_str());
+    return -1;
+  }
+  return 0;
+}
+
+// Defined (by the `rastrace` command) in programs that link the recorder but must not be traced
+// themselves.
+[[gnu::weak]] extern const int rastrace_autostart_disabled;
+
+}  // extern "C"
+
+namespace {
+
+// An unmodified program linked with librastrace is traced when RASTRACE_LOG is set.
+[[gnu::constructor]] void StartFromEnvironment() {
+  if (&rastrace_autostart_disabled != nullptr) return;
+  const char* log = std::getenv(rastrace::recorder::kEnvLog);
+  if (log == nullptr || *log == '\0') return;
+  auto options = rastrace::recorder::OptionsFromEnvironment(std::getenv);
+  if (!options) {
+    std::fprintf(stderr, "rastrace: %s\n", options.error().message.c_str());
+    return;
+  }
+  if (auto started = Recorder::Get().Start(*options); !started) {
+    std::fprintf(stderr, "%s\n", started.error().message.c_str());
+  }
+}
+
+}  // namespace

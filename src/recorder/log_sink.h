@@ -1,0 +1,69 @@
+// The log file as the writer thread sees it: staged appends, the -L size limit, and what a full
+// log does (rotate to LOG.old and go on, or stop tracing).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "buffer/ring_buffer.h"
+#include "common/result.h"
+#include "event/writer.h"
+#include "recorder/options.h"
+
+namespace rastrace::recorder {
+
+class LogSink {
+ public:
+  // Appends the events every new log file starts with.
+  using HeaderBuilder = std::function<void(std::vector<uint8_t>&)>;
+  // Appends the 005 event that starts a rotated file; its argument is the rotation count.
+  using WrapBuilder = std::function<void(uint64_t, std::vector<uint8_t>&)>;
+
+  static Result<LogSink> Open(const std::string& path, const RecorderOptions& options,
+                              HeaderBuilder header, WrapBuilder wrapped);
+
+  // Bytes of events that still fit before the size limit (UINT64_MAX without one).
+  uint64_t available() const;
+  // Called when the next event does not fit: rotates and returns true, or (-s, or a failed
+  // rotation) marks the log stopped and returns false.
+  bool OnFull();
+  bool stopped() const { return stopped_; }
+  uint64_t rotations() const { return rotations_; }
+
+  // Appends encoded events; the caller has checked available().
+  void Append(std::span<const uint8_t> bytes);
+  void AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, size_t words);
+  // Appends the closing events, which may exceed the limit (a log always ends with TRACE OFF).
+  void AppendTrailer(std::span<const uint8_t> bytes);
+
+  // Writes the staged bytes; an error stops the log (later appends are discarded).
+  Result<void> Flush();
+  Result<void> Close();
+  // The first write error, if any.
+  const std::optional<Error>& error() const { return error_; }
+  uint64_t bytes() const;
+
+ private:
+  LogSink(std::string path, const RecorderOptions& options, HeaderBuilder header,
+          WrapBuilder wrapped);
+  Result<void> OpenFile(bool keep_old);
+  void FlushIfLarge();
+
+  std::string path_;
+  uint64_t limit_ = 0;
+  LogFull policy_ = LogFull::kRotate;
+  HeaderBuilder header_;
+  WrapBuilder wrapped_;
+  std::optional<event::LogWriter> writer_;
+  std::vector<uint8_t> staging_;
+  uint64_t used_ = 0;  // bytes of the current file, written and staged
+  uint64_t rotations_ = 0;
+  bool stopped_ = false;
+  std::optional<Error> error_;
+};
+
+}  // namespace rastrace::recorder

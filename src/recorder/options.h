@@ -1,0 +1,63 @@
+// What a recording session does: the `rastrace record` / trcstart options and the RASTRACE_*
+// environment variables that carry them into a traced program (docs/recorder.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "buffer/ring_buffer.h"
+#include "common/result.h"
+
+namespace rastrace::recorder {
+
+enum class LogFull : uint8_t { kRotate, kStop };
+enum class ClockChoice : uint8_t { kAuto, kTsc, kMonotonic };
+
+inline constexpr uint64_t kDefaultBufferBytes = uint64_t{4} << 20;
+
+struct RecorderOptions {
+  std::string log_path = "trcfile";              // -o
+  buffer::Mode mode = buffer::Mode::kAlternate;  // -l circular, -f single
+  uint64_t buffer_bytes = kDefaultBufferBytes;   // -T, per thread
+  uint64_t log_bytes = 0;                        // -L, 0 = no limit
+  LogFull log_full = LogFull::kRotate;           // -s: kStop
+  bool keep_old = false;                         // -c: an existing log becomes LOG.old
+  uint32_t channels = 0x1;                       // --channels, bit n = channel n
+  std::vector<uint16_t> include_hooks;           // -j: only these 16-bit hook ids
+  std::vector<uint16_t> exclude_hooks;           // -k: all but these
+  ClockChoice clock = ClockChoice::kAuto;        // --clock
+};
+
+// "4096", "64K", "4M", "1G" (binary multiples). `what` names the option in errors.
+Result<uint64_t> ParseSize(std::string_view text, std::string_view what);
+// "010,0A1,4001": 3 hex digits are a 12-bit AIX id hhh (the 16-bit id hhh0), 4 digits a 16-bit id.
+Result<std::vector<uint16_t>> ParseHookList(std::string_view text, std::string_view what);
+// "0,3,5", "0-7" or "all".
+Result<uint32_t> ParseChannels(std::string_view text, std::string_view what);
+
+// Trace options as `rastrace record` and trcstart take them: -o LOG -l -f -T SIZE -L SIZE -s -c
+// -j IDS -k IDS --channels LIST --clock auto|tsc|monotonic, applied on top of `base`.
+Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args,
+                                       RecorderOptions base = {});
+// Splits a trcstart string on white space and parses it.
+Result<RecorderOptions> ParseTraceString(std::string_view args, RecorderOptions base = {});
+
+using GetEnv = std::function<const char*(const char*)>;
+// Options from RASTRACE_LOG, RASTRACE_MODE, RASTRACE_BUFSIZE, RASTRACE_LOGSIZE, RASTRACE_LOGFULL,
+// RASTRACE_KEEP_OLD, RASTRACE_CHANNELS, RASTRACE_EVENTS, RASTRACE_EXCLUDE, RASTRACE_CLOCK.
+Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv);
+// The variables that make OptionsFromEnvironment return `options`.
+std::vector<std::pair<std::string, std::string>> OptionsToEnvironment(
+    const RecorderOptions& options);
+
+inline constexpr const char* kEnvLog = "RASTRACE_LOG";
+// The pid of the process that writes RASTRACE_LOG itself; any other process (a forked child, a
+// program it runs) writes RASTRACE_LOG.<pid>.
+inline constexpr const char* kEnvLogOwner = "RASTRACE_LOG_OWNER";
+
+}  // namespace rastrace::recorder

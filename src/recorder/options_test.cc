@@ -1,0 +1,106 @@
+#include "recorder/options.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace rastrace::recorder {
+namespace {
+
+TEST(OptionsTest, SizesTakeBinarySuffixes) {
+  EXPECT_EQ(*ParseSize("4096", "-T"), 4096u);
+  EXPECT_EQ(*ParseSize("64K", "-T"), 65536u);
+  EXPECT_EQ(*ParseSize("4M", "-T"), 4u << 20);
+  EXPECT_EQ(*ParseSize("1G", "-T"), 1u << 30);
+  auto bad = ParseSize("12Q", "-T");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("-T: '12Q' has an unknown suffix"), std::string::npos);
+  EXPECT_FALSE(ParseSize("", "-L"));
+  EXPECT_FALSE(ParseSize("99999999999999999999", "-L"));
+}
+
+TEST(OptionsTest, HookIdsOfThreeDigitsAreTwelveBit) {
+  auto hooks = ParseHookList("010,0A1,4001,0x0120", "-j");
+  ASSERT_TRUE(hooks) << hooks.error().message;
+  EXPECT_EQ(*hooks, (std::vector<uint16_t>{0x0100, 0x0A10, 0x4001, 0x0120}));
+  auto bad = ParseHookList("01G", "-j");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("'01G' is not a hook id"), std::string::npos);
+  EXPECT_FALSE(ParseHookList("12345", "-k"));
+}
+
+TEST(OptionsTest, ChannelsAsListsRangesOrAll) {
+  EXPECT_EQ(*ParseChannels("0", "c"), 0x1u);
+  EXPECT_EQ(*ParseChannels("0,3,5", "c"), 0x29u);
+  EXPECT_EQ(*ParseChannels("2-4", "c"), 0x1Cu);
+  EXPECT_EQ(*ParseChannels("all", "c"), 0xFFu);
+  EXPECT_FALSE(ParseChannels("8", "c"));
+  EXPECT_FALSE(ParseChannels("4-2", "c"));
+  EXPECT_FALSE(ParseChannels("x", "c"));
+}
+
+TEST(OptionsTest, TraceArgsAsAixTrace) {
+  auto options = ParseTraceString("-o /tmp/x.log -l -T 64K -L 1M -s -c -j 010,011 --channels 0,1");
+  ASSERT_TRUE(options) << options.error().message;
+  EXPECT_EQ(options->log_path, "/tmp/x.log");
+  EXPECT_EQ(options->mode, buffer::Mode::kCircular);
+  EXPECT_EQ(options->buffer_bytes, 65536u);
+  EXPECT_EQ(options->log_bytes, 1u << 20);
+  EXPECT_EQ(options->log_full, LogFull::kStop);
+  EXPECT_TRUE(options->keep_old);
+  EXPECT_EQ(options->include_hooks, (std::vector<uint16_t>{0x0100, 0x0110}));
+  EXPECT_EQ(options->channels, 0x3u);
+  EXPECT_EQ(ParseTraceString("-f")->mode, buffer::Mode::kSingle);
+}
+
+TEST(OptionsTest, TraceArgErrorsSayWhatWasExpected) {
+  auto missing = ParseTraceString("-o");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "trace option -o needs a value");
+  auto unknown = ParseTraceString("-z");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("unknown trace option '-z' (expected -o LOG"),
+            std::string::npos);
+}
+
+TEST(OptionsTest, EnvironmentRoundTrip) {
+  RecorderOptions options;
+  options.log_path = "/tmp/log";
+  options.mode = buffer::Mode::kSingle;
+  options.buffer_bytes = 8192;
+  options.log_bytes = 1 << 20;
+  options.log_full = LogFull::kStop;
+  options.keep_old = true;
+  options.channels = 0x81;
+  options.include_hooks = {0x0100};
+  options.exclude_hooks = {0x0110, 0x4001};
+  options.clock = ClockChoice::kMonotonic;
+  std::map<std::string, std::string> env;
+  for (const auto& [name, value] : OptionsToEnvironment(options)) env[name] = value;
+  auto back = OptionsFromEnvironment([&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->log_path, options.log_path);
+  EXPECT_EQ(back->mode, options.mode);
+  EXPECT_EQ(back->buffer_bytes, options.buffer_bytes);
+  EXPECT_EQ(back->log_bytes, options.log_bytes);
+  EXPECT_EQ(back->log_full, options.log_full);
+  EXPECT_EQ(back->keep_old, options.keep_old);
+  EXPECT_EQ(back->channels, options.channels);
+  EXPECT_EQ(back->include_hooks, options.include_hooks);
+  EXPECT_EQ(back->exclude_hooks, options.exclude_hooks);
+  EXPECT_EQ(back->clock, options.clock);
+}
+
+TEST(OptionsTest, BadEnvironmentIsAnError) {
+  auto options = OptionsFromEnvironment([](const char* name) -> const char* {
+    return std::string_view(name) == "RASTRACE_MODE" ? "sideways" : nullptr;
+  });
+  ASSERT_FALSE(options);
+  EXPECT_NE(options.error().message.find("'sideways' is not a mode"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rastrace::recorder

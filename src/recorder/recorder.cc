@@ -1,0 +1,412 @@
+#include "recorder/recorder.h"
+
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <optional>
+
+#include "recorder/clock.h"
+#include "recorder/drain.h"
+#include "recorder/fatal_signals.h"
+#include "recorder/log_sink.h"
+
+extern "C" {
+uint32_t rastrace_channel_mask = 0;
+}
+
+namespace rastrace::recorder {
+
+bool g_filter_active = false;
+std::bitset<65536> g_filter_allowed;
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kCalibration = 10ms;
+// The writer polls: producers never wake it (that would be a system call on the hot path).
+// While events flow it comes back quickly; when idle it backs off to kMaxPoll.
+constexpr auto kMinPoll = 20us;
+constexpr auto kMaxPoll = 1ms;
+// How long the final drain waits for hooks already past their channel test when tracing stops.
+constexpr auto kStopGrace = 200us;
+constexpr int kFatalFlushWaitMs = 2000;
+
+pthread_key_t g_thread_key;
+
+uint32_t ClearChannels() {
+  return __atomic_exchange_n(&rastrace_channel_mask, 0, __ATOMIC_SEQ_CST);
+}
+
+void SetChannels(uint32_t channels) {
+  __atomic_store_n(&rastrace_channel_mask, channels, __ATOMIC_SEQ_CST);
+}
+
+void OnThreadExit(void* slot) {
+  Recorder::Get().ThreadExiting(static_cast<ThreadSlot*>(slot));
+}
+
+// LOG for the process that owns it, LOG.<pid> for any other (a forked child, a program run by the
+// traced one): two processes never write one file.
+std::string LogPathForThisProcess(const std::string& path) {
+  const std::string me = std::to_string(getpid());
+  const char* owner = std::getenv(kEnvLogOwner);
+  if (owner == nullptr || *owner == '\0') {
+    setenv(kEnvLogOwner, me.c_str(), 1);
+    return path;
+  }
+  if (path == "-" || me == owner) return path;
+  return path + "." + me;
+}
+
+}  // namespace
+
+struct Recorder::Session {
+  RecorderOptions options;
+  std::string log_path;
+  SessionInfo info;
+  std::optional<LogSink> sink;
+  std::thread writer;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop_requested = false;         // under mutex
+  std::atomic<bool> stop_flag{false};  // the same, for polling
+  std::atomic<bool> fatal_flush{false};
+  std::atomic<bool> complete{false};  // the log has been closed
+  std::atomic<pid_t> writer_tid{0};
+  std::atomic<uint32_t> channels_at_end{0};  // the channels that were on when tracing ended
+  std::optional<Error> error;
+  SessionTotals totals;
+
+  void NoteChannelsAtEnd(uint32_t channels) {
+    uint32_t none = 0;
+    if (channels != 0) channels_at_end.compare_exchange_strong(none, channels);
+  }
+};
+
+// Readable from a signal handler without locks.
+static std::atomic<Recorder::Session*> g_active_session{nullptr};
+
+Recorder& Recorder::Get() {
+  // Never destroyed: other threads may still hook while the process exits.
+  alignas(Recorder) static unsigned char storage[sizeof(Recorder)];
+  static Recorder* instance = ::new (storage) Recorder();
+  return *instance;
+}
+
+Recorder::Recorder() {
+  pthread_key_create(&g_thread_key, OnThreadExit);
+}
+
+bool Recorder::recording() const {
+  return recording_.load(std::memory_order_acquire);
+}
+
+std::string Recorder::log_path() const {
+  std::lock_guard lock(control_mutex_);
+  return session_ ? session_->log_path : last_log_path_;
+}
+
+Result<void> Recorder::Start(const RecorderOptions& options) {
+  std::lock_guard lock(control_mutex_);
+  FinishEndedSessionLocked();
+  if (session_) return MakeError("rastrace: already recording to {}", session_->log_path);
+  fork_restart_pending_.store(false);
+  return StartLocked(options);
+}
+
+Result<void> Recorder::StartLocked(const RecorderOptions& options) {
+  auto session = std::make_unique<Session>();
+  session->options = options;
+  session->log_path = LogPathForThisProcess(options.log_path);
+
+  SelectClock(options.clock);
+  SessionInfo& info = session->info;
+  info = GatherSessionInfo();
+  info.conversion = CalibrateClock(kCalibration);
+  info.channels = options.channels;
+  info.mode = options.mode;
+  info.buffer_bytes = buffer::RingBuffer(options.buffer_bytes, options.mode, 0).capacity_bytes();
+  info.log_bytes = options.log_bytes;
+  info.start_timestamp = Now();
+
+  const SessionInfo header_info = info;
+  auto sink = LogSink::Open(
+      session->log_path, options,
+      [header_info](std::vector<uint8_t>& out) { AppendHeaderEvents(header_info, out); },
+      [](uint64_t count, std::vector<uint8_t>& out) {
+        AppendLogWrapped(count, static_cast<uint64_t>(gettid()), Now(), out);
+      });
+  if (!sink) return sink.error();
+  session->sink.emplace(std::move(*sink));
+
+  g_filter_active = !options.include_hooks.empty() || !options.exclude_hooks.empty();
+  if (!options.include_hooks.empty()) {
+    g_filter_allowed.reset();
+    for (uint16_t id : options.include_hooks) g_filter_allowed.set(id);
+  } else {
+    g_filter_allowed.set();
+  }
+  for (uint16_t id : options.exclude_hooks) g_filter_allowed.reset(id);
+  // The trace's own hooks are never filtered out.
+  g_filter_allowed.set(event::kHookTraceOn);
+  g_filter_allowed.set(event::kHookTraceOff);
+
+  {
+    std::lock_guard lock(slots_mutex_);
+    std::erase_if(slots_, [](const auto& slot) { return slot->retired.load(); });
+    slot_bytes_ = options.buffer_bytes;
+    slot_mode_ = options.mode;
+    for (auto& slot : slots_) {
+      slot->ring.Reset(options.buffer_bytes, options.mode);
+      slot->ResetWriterState();
+    }
+  }
+
+  if (!process_hooks_installed_) {
+    process_hooks_installed_ = true;
+    pthread_atfork([] { Get().PrepareFork(); }, [] { Get().ParentAfterFork(); },
+                   [] { Get().ChildAfterFork(); });
+    std::atexit([] { Get().StopAtExit(); });
+    InstallFatalSignalHandlers([] { Get().FlushForFatalSignal(); });
+  }
+
+  end_requested_.store(false);
+  Session& s = *session;
+  session_ = std::move(session);
+  g_active_session.store(&s);
+  recording_.store(true, std::memory_order_release);
+  s.writer = std::thread([this, &s] { WriterMain(s); });
+  SetChannels(options.channels);
+  return Ok();
+}
+
+std::vector<ThreadSlot*> Recorder::SnapshotSlots() {
+  std::lock_guard lock(slots_mutex_);
+  std::vector<ThreadSlot*> slots;
+  slots.reserve(slots_.size());
+  for (auto& slot : slots_) slots.push_back(slot.get());
+  return slots;
+}
+
+void Recorder::FreeDrainedRetiredSlots() {
+  std::lock_guard lock(slots_mutex_);
+  std::erase_if(slots_, [](const auto& slot) {
+    return slot->retired.load(std::memory_order_acquire) &&
+           slot->ring.head() == slot->ring.tail() &&
+           slot->lost_reported == slot->ring.lost() + slot->lost_by_writer;
+  });
+}
+
+void Recorder::WriterMain(Session& s) {
+  s.writer_tid.store(gettid());
+  prctl(PR_SET_NAME, "rastrace-writer");
+  // Short sleeps must be short: the default 50 us timer slack would stretch every poll.
+  prctl(PR_SET_TIMERSLACK, 1000UL);
+  LogSink& sink = *s.sink;
+  const bool streaming = s.options.mode == buffer::Mode::kAlternate;
+  std::chrono::microseconds poll = kMaxPoll;
+  auto should_end = [&] {
+    return s.stop_flag.load() || s.fatal_flush.load() || end_requested_.load();
+  };
+  while (!should_end()) {
+    if (streaming) {
+      const std::vector<ThreadSlot*> slots = SnapshotSlots();
+      const DrainResult drained = DrainOnce(slots, sink, Now());
+      s.totals.events_written += drained.events;
+      FreeDrainedRetiredSlots();
+      if (sink.stopped()) {
+        // -s and the log is full (or it could not be written): tracing ends here.
+        s.NoteChannelsAtEnd(ClearChannels());
+        break;
+      }
+      poll =
+          drained.events != 0 ? kMinPoll : std::min<std::chrono::microseconds>(poll * 2, kMaxPoll);
+      (void)sink.Flush();
+    }
+    std::unique_lock lock(s.mutex);
+    s.wake.wait_for(lock, poll, [&] { return s.stop_requested; });
+  }
+
+  // Final drain: every event published before the channels went off, then the closing events.
+  s.NoteChannelsAtEnd(ClearChannels());
+  if (!s.fatal_flush.load()) std::this_thread::sleep_for(kStopGrace);
+  for (;;) {
+    const std::vector<ThreadSlot*> slots = SnapshotSlots();
+    const DrainResult drained = DrainOnce(slots, sink, Now());
+    s.totals.events_written += drained.events;
+    if (drained.events == 0 && drained.discarded == 0) break;
+  }
+  std::vector<uint8_t> trailer;
+  const uint64_t end_ts = Now();
+  const uint64_t tid = static_cast<uint64_t>(gettid());
+  uint32_t channels = s.channels_at_end.load();
+  if (channels == 0) channels = 1;
+  for (uint32_t ch = 0; ch < 8; ++ch) {
+    if (channels & (1u << ch)) AppendTraceOff(ch, tid, end_ts, trailer);
+  }
+  sink.AppendTrailer(trailer);
+  {
+    std::lock_guard lock(slots_mutex_);
+    for (auto& slot : slots_) s.totals.events_lost += slot->lost_reported;
+  }
+  s.totals.rotations = sink.rotations();
+  s.totals.log_path = s.log_path;
+  if (auto closed = sink.Close(); !closed) s.error = closed.error();
+  if (!s.error && sink.error()) s.error = *sink.error();
+  FreeDrainedRetiredSlots();
+  recording_.store(false, std::memory_order_release);
+  s.complete.store(true, std::memory_order_release);
+}
+
+void Recorder::FinishEndedSessionLocked() {
+  if (session_ && session_->complete.load()) {
+    if (session_->writer.joinable()) session_->writer.join();
+    last_log_path_ = session_->log_path;
+    g_active_session.store(nullptr);
+    session_.reset();
+  }
+}
+
+Result<SessionTotals> Recorder::Stop() {
+  std::lock_guard lock(control_mutex_);
+  if (!session_) return MakeError("rastrace: not recording");
+  Session& s = *session_;
+  s.NoteChannelsAtEnd(ClearChannels());
+  {
+    std::lock_guard wake_lock(s.mutex);
+    s.stop_requested = true;
+    s.stop_flag.store(true);
+  }
+  s.wake.notify_all();
+  if (s.writer.joinable()) s.writer.join();
+  SessionTotals totals = s.totals;
+  std::optional<Error> error = s.error;
+  last_log_path_ = s.log_path;
+  g_active_session.store(nullptr);
+  session_.reset();
+  if (error) return *error;
+  return totals;
+}
+
+Result<void> Recorder::SetChannel(unsigned channel, bool on) {
+  if (channel >= 8) return MakeError("rastrace: channel {} is not 0-7", channel);
+  std::lock_guard lock(control_mutex_);
+  FinishEndedSessionLocked();
+  if (!session_) return MakeError("rastrace: not recording");
+  const uint32_t bit = 1u << channel;
+  if (on) __atomic_fetch_or(&rastrace_channel_mask, bit, __ATOMIC_SEQ_CST);
+  RecordControlEvent(on ? event::kHookTraceOn : event::kHookTraceOff, channel);
+  if (!on) __atomic_fetch_and(&rastrace_channel_mask, ~bit, __ATOMIC_SEQ_CST);
+  return Ok();
+}
+
+buffer::RingBuffer* Recorder::RegisterThread() {
+  if (fork_restart_pending_.load()) {
+    std::lock_guard lock(control_mutex_);
+    if (fork_restart_pending_.exchange(false)) {
+      if (auto started = StartLocked(fork_options_); !started) {
+        ClearChannels();
+        std::fprintf(stderr, "rastrace: %s\n", started.error().message.c_str());
+      }
+    }
+  }
+  if (!recording() || end_requested_.load()) return nullptr;
+  size_t bytes = 0;
+  buffer::Mode mode = buffer::Mode::kAlternate;
+  {
+    std::lock_guard lock(slots_mutex_);
+    bytes = slot_bytes_;
+    mode = slot_mode_;
+  }
+  // Allocated (and its pages touched) outside the lock: the other threads keep recording.
+  auto slot = std::make_unique<ThreadSlot>(bytes, mode, static_cast<uint64_t>(gettid()));
+  prctl(PR_GET_NAME, slot->name.data());
+  ThreadSlot* raw = slot.get();
+  {
+    std::lock_guard lock(slots_mutex_);
+    slots_.push_back(std::move(slot));
+  }
+  pthread_setspecific(g_thread_key, raw);
+  SetThreadRing(&raw->ring);
+  return &raw->ring;
+}
+
+void Recorder::ThreadExiting(ThreadSlot* slot) {
+  SetThreadRing(nullptr);
+  std::lock_guard lock(slots_mutex_);
+  if (recording()) {
+    // The writer drains what the thread left and then frees the slot.
+    slot->retired.store(true, std::memory_order_release);
+    return;
+  }
+  std::erase_if(slots_, [slot](const auto& s) { return s.get() == slot; });
+}
+
+void Recorder::RequestEnd() {
+  const uint32_t channels = ClearChannels();
+  if (Session* s = g_active_session.load()) s->NoteChannelsAtEnd(channels);
+  end_requested_.store(true);
+}
+
+void Recorder::FlushForFatalSignal() {
+  Session* s = g_active_session.load();
+  if (s == nullptr || s->complete.load() || s->writer_tid.load() == gettid()) return;
+  s->NoteChannelsAtEnd(ClearChannels());
+  s->fatal_flush.store(true);
+  for (int waited = 0; waited < kFatalFlushWaitMs && !s->complete.load(); ++waited) {
+    timespec pause{0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+void Recorder::PrepareFork() {
+  control_mutex_.lock();
+  slots_mutex_.lock();
+}
+
+void Recorder::ParentAfterFork() {
+  slots_mutex_.unlock();
+  control_mutex_.unlock();
+}
+
+void Recorder::ChildAfterFork() {
+  // Only the forking thread exists in the child. The parent's rings, writer thread and log belong
+  // to the parent: the child drops its copies of the rings and starts its own session, with fresh
+  // rings and LOG.<pid>, when it first hooks.
+  SetThreadRing(nullptr);
+  pthread_setspecific(g_thread_key, nullptr);
+  slots_.clear();
+  if (session_) {
+    if (!session_->complete.load()) {
+      fork_options_ = session_->options;
+      fork_restart_pending_.store(true);
+    }
+    // Not destroyed: its std::thread is the parent's writer (destroying a joinable thread
+    // terminates) and its log writer would flush the parent's staged bytes a second time.
+    (void)session_.release();
+    g_active_session.store(nullptr);
+  }
+  recording_.store(false);
+  end_requested_.store(false);
+  slots_mutex_.unlock();
+  control_mutex_.unlock();
+}
+
+void Recorder::StopAtExit() {
+  {
+    std::lock_guard lock(control_mutex_);
+    fork_restart_pending_.store(false);
+    if (!session_) return;
+  }
+  if (auto stopped = Stop(); !stopped) {
+    std::fprintf(stderr, "%s\n", stopped.error().message.c_str());
+  }
+}
+
+}  // namespace rastrace::recorder

@@ -1,0 +1,33 @@
+// One recording thread: its ring and what the writer remembers about it between drains.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "buffer/ring_buffer.h"
+
+namespace rastrace::recorder {
+
+struct ThreadSlot {
+  ThreadSlot(size_t buffer_bytes, buffer::Mode mode, uint64_t thread_id)
+      : ring(buffer_bytes, mode, thread_id) {}
+
+  buffer::RingBuffer ring;
+  // The thread has exited: once drained, the writer frees the slot.
+  std::atomic<bool> retired{false};
+  std::array<char, 17> name{};  // as prctl(PR_GET_NAME) gave it when the thread registered
+
+  // Writer side only.
+  uint64_t lost_reported = 0;   // ring.lost() + lost_by_writer already written as 006 events
+  uint64_t lost_by_writer = 0;  // events discarded because the log was full (-s)
+  uint64_t last_timestamp = 0;  // of the last timestamped event drained; orders untimestamped ones
+  bool name_written = false;
+
+  void ResetWriterState() {
+    lost_reported = lost_by_writer = last_timestamp = 0;
+    name_written = false;
+  }
+};
+
+}  // namespace rastrace::recorder

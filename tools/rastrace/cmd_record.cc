@@ -1,0 +1,142 @@
+// `rastrace record [trace options] -- CMD ARGS`: runs CMD with the RASTRACE_* environment that
+// makes librastrace (linked into CMD) record to the log, waits for it and exits with its status.
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "recorder/options.h"
+
+// This command links the recorder but must not trace itself when RASTRACE_LOG is set around it.
+extern "C" const int rastrace_autostart_disabled = 1;
+
+namespace rastrace::cli {
+namespace {
+
+struct RecordArgs {
+  std::string log = "trcfile";
+  bool circular = false;
+  bool single = false;
+  bool stop_when_full = false;
+  bool keep_old = false;
+  std::string buffer_size, log_size, include, exclude, channels, clock;
+  std::vector<std::string> command;
+};
+
+// The same option words trcstart() takes, so both are parsed (and checked) by one function.
+std::vector<std::string> TraceWords(const RecordArgs& a) {
+  std::vector<std::string> words = {"-o", a.log};
+  if (a.circular) words.push_back("-l");
+  if (a.single) words.push_back("-f");
+  if (a.stop_when_full) words.push_back("-s");
+  if (a.keep_old) words.push_back("-c");
+  auto add = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) {
+      words.push_back(flag);
+      words.push_back(value);
+    }
+  };
+  add("-T", a.buffer_size);
+  add("-L", a.log_size);
+  add("-j", a.include);
+  add("-k", a.exclude);
+  add("--channels", a.channels);
+  add("--clock", a.clock);
+  return words;
+}
+
+int RunRecord(const RecordArgs& args) {
+  if (args.circular && args.single) {
+    fmt::print(stderr, "rastrace record: -l (circular) and -f (single) exclude each other\n");
+    return 2;
+  }
+  auto options = recorder::ParseTraceArgs(TraceWords(args));
+  if (!options) {
+    fmt::print(stderr, "rastrace record: {}\n", options.error().message);
+    return 2;
+  }
+  // A log left by an earlier run must not pass for this one's (with -c the library keeps it).
+  std::error_code ignored;
+  if (!options->keep_old) std::filesystem::remove(options->log_path, ignored);
+
+  std::vector<char*> argv;
+  for (const std::string& word : args.command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  const auto environment = recorder::OptionsToEnvironment(*options);
+
+  // Like time(1): keyboard signals go to the traced command, which flushes its log and dies.
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+
+  const pid_t child = fork();
+  if (child < 0) {
+    fmt::print(stderr, "rastrace record: fork: {}\n", std::strerror(errno));
+    return 1;
+  }
+  if (child == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGQUIT, &old_quit, nullptr);
+    for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
+    // The command itself writes LOG; processes it starts write LOG.<pid>.
+    setenv(recorder::kEnvLogOwner, std::to_string(getpid()).c_str(), 1);
+    execvp(argv[0], argv.data());
+    fmt::print(stderr, "rastrace record: cannot run {}: {}\n", args.command[0],
+               std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      fmt::print(stderr, "rastrace record: waitpid: {}\n", std::strerror(errno));
+      return 1;
+    }
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+
+  if (!std::filesystem::exists(options->log_path, ignored)) {
+    fmt::print(stderr,
+               "rastrace record: {} wrote no log {} (is it linked with librastrace, and did it "
+               "get as far as loading it?)\n",
+               args.command[0], options->log_path);
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+const CommandRegistration kRecord{Command{
+    "record", "Run a command linked with librastrace and record its hooks to a trace log",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto a = std::make_shared<RecordArgs>();
+      sub.add_option("-o", a->log, "Trace log file (default trcfile)");
+      sub.add_flag("-l", a->circular,
+                   "Circular mode: keep the newest events in memory, write them at the end");
+      sub.add_flag("-f", a->single, "Single mode: stop tracing when a buffer is full");
+      sub.add_option("-T", a->buffer_size, "Buffer size per thread (bytes, K, M, G; default 4M)");
+      sub.add_option("-L", a->log_size, "Log size limit (default none); a full log rotates");
+      sub.add_flag("-s", a->stop_when_full, "Stop tracing when the log is full (no rotation)");
+      sub.add_flag("-c", a->keep_old, "Keep an existing log as LOG.old");
+      sub.add_option("-j", a->include, "Record only these hook ids (hhh or hhhh, comma separated)");
+      sub.add_option("-k", a->exclude, "Do not record these hook ids");
+      sub.add_option("--channels", a->channels,
+                     "Channels to record: 0,3 or 0-7 or all (default 0)");
+      sub.add_option("--clock", a->clock, "auto (TSC when invariant), tsc or monotonic");
+      sub.add_option("command", a->command, "The command to run, after --")->required();
+      sub.positionals_at_end();
+      return [a] { return RunRecord(*a); };
+    }}};
+
+}  // namespace
+}  // namespace rastrace::cli
