@@ -1,0 +1,223 @@
+#include "tsf/static_header.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <set>
+
+namespace rastrace::tsf {
+namespace {
+
+std::string Identifier(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    out += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '_';
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out.insert(0, "_");
+  return out;
+}
+
+// A parameter name from a symbol, keeping its case (it names the caller's variable).
+std::string ParameterName(std::string_view symbol) {
+  std::string out;
+  for (char c : symbol) {
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  }
+  return out;
+}
+
+constexpr std::string_view kHelpers = R"(#ifndef RASTRACE_TSF_STATIC_HELPERS
+#define RASTRACE_TSF_STATIC_HELPERS
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The system trace buffer (rastrace_stda): see src/stda/c_api.h. */
+int rastrace_os2_sys_trace(unsigned major, unsigned minor, const void* data, size_t length,
+                           unsigned flags);
+int rastrace_os2_save_stda(const char* path);
+int rastrace_os2_configure(int new_format, size_t size);
+#ifdef __cplusplus
+}
+#endif
+
+/* A record being built: data is cut at the tracepoint's MAXDATALENGTH. */
+typedef struct {
+  uint8_t* buf;
+  size_t cap;
+  size_t n;
+  int stopped; /* a pointer could not be followed: no more data for this hit (seed 001) */
+} rastrace_tsf_record;
+
+static inline void rastrace_tsf_raw(rastrace_tsf_record* r, const void* p, size_t len) {
+  if (r->stopped) return;
+  if (len > r->cap - r->n) len = r->cap - r->n;
+  memcpy(r->buf + r->n, p, len);
+  r->n += len;
+}
+
+/* One data record: the 3-byte prefix (status, length) and the bytes. A null address stores
+   status 2 (invalid address) with the pointer in place of the data. */
+static inline void rastrace_tsf_mem(rastrace_tsf_record* r, uintptr_t address, size_t len) {
+  uint8_t prefix[3];
+  if (r->stopped) return;
+  if (address == 0) {
+    prefix[0] = 2;
+    prefix[1] = (uint8_t)sizeof address;
+    prefix[2] = 0;
+    rastrace_tsf_raw(r, prefix, 3);
+    rastrace_tsf_raw(r, &address, sizeof address);
+    r->stopped = 1;
+    return;
+  }
+  if (r->cap - r->n < 3) return;
+  if (len > r->cap - r->n - 3) len = r->cap - r->n - 3;
+  prefix[0] = 0;
+  prefix[1] = (uint8_t)(len & 0xFF);
+  prefix[2] = (uint8_t)(len >> 8);
+  rastrace_tsf_raw(r, prefix, 3);
+  rastrace_tsf_raw(r, (const void*)address, len);
+}
+
+static inline void rastrace_tsf_string(rastrace_tsf_record* r, uintptr_t address, size_t max) {
+  rastrace_tsf_mem(r, address, address ? strnlen((const char*)address, max) : 0);
+}
+
+/* Follows one pointer (INDIRECT); a null pointer stays null. */
+static inline uintptr_t rastrace_tsf_follow(uintptr_t address, intptr_t offset) {
+  uintptr_t target;
+  if (address == 0) return 0;
+  memcpy(&target, (const void*)address, sizeof target);
+  return target ? target + (uintptr_t)offset : 0;
+}
+
+static inline size_t rastrace_tsf_len(uintptr_t address) {
+  uint16_t length = 0;
+  if (address) memcpy(&length, (const void*)address, sizeof length);
+  return length;
+}
+#endif /* RASTRACE_TSF_STATIC_HELPERS */
+)";
+
+// The C expression for a statement's address, from its parameter.
+std::string AddressExpression(const DataStatement& d, const std::string& param) {
+  std::string e = fmt::format("(uintptr_t)({})", param);
+  if (d.address.displacement) e = fmt::format("({} + (uintptr_t)({}))", e, d.address.displacement);
+  if (d.indirection == Indirection::kIndirect) {
+    std::vector<int64_t> levels = d.indirect_offsets;
+    if (levels.empty()) levels.push_back(0);
+    for (int64_t offset : levels) e = fmt::format("rastrace_tsf_follow({}, {})", e, offset);
+  }
+  if (d.address.final_displacement) {
+    e = fmt::format("({} ? {} + (uintptr_t)({}) : 0)", e, e, *d.address.final_displacement);
+  }
+  return e;
+}
+
+std::string_view StatementName(DataKind k) {
+  switch (k) {
+    case DataKind::kMem:
+      return "MEM";
+    case DataKind::kAsciiz:
+      return "ASCIIZ";
+    default:
+      return "data";
+  }
+}
+
+}  // namespace
+
+std::string StaticFunctionName(const Module& module, const Tracepoint& tp) {
+  std::string stem = module.modname;
+  if (auto slash = stem.find_last_of("/\\"); slash != std::string::npos) stem.erase(0, slash + 1);
+  if (auto dot = stem.find('.'); dot != std::string::npos) stem.erase(dot);
+  if (stem.empty()) stem = "tsf";
+  return fmt::format("trace_{}_{:04x}", Identifier(stem), tp.minor);
+}
+
+Result<std::string> GenerateStaticHeader(const Module& m) {
+  if (m.major > 0xFF) {
+    return MakeError(
+        "{}: MAJOR {:#x} does not fit an STDA record (1 to 0xFF): static "
+        "tracepoints record into the system trace buffer",
+        m.file, m.major);
+  }
+  std::string out = fmt::format(
+      "/* Generated by trcust --header from {} (MODNAME {}, MAJOR {:#04x}). Do not edit. */\n"
+      "#pragma once\n",
+      m.file, m.modname.empty() ? "-" : m.modname, m.major);
+  out += kHelpers;
+  for (const Tracepoint& tp : m.tracepoints) {
+    if (tp.site.kind != TracepointSite::Kind::kStatic) continue;
+    std::vector<std::string> params;
+    std::set<std::string> seen;
+    std::string body;
+    auto param = [&](const std::string& declaration, const std::string& name) {
+      if (seen.insert(name).second) params.push_back(declaration);
+    };
+    bool pending_len = false;
+    for (const DataStatement& d : tp.data) {
+      const auto where = fmt::format("{}:{}:{}", m.file, d.where.line, d.where.column);
+      if (d.kind == DataKind::kRegs) {
+        for (const Register& r : d.registers) {
+          const std::string name = r.variable ? ParameterName(r.name) : Identifier(r.name);
+          param(fmt::format("uint{}_t {}", r.size * 8, name), name);
+          body += fmt::format(
+              "  {{\n    uint{}_t v = {};\n    rastrace_tsf_raw(&r, &v, sizeof v);\n"
+              "  }}\n",
+              r.size * 8, name);
+        }
+        continue;
+      }
+      if (d.Segmented()) {
+        return MakeError(
+            "{}: error: {} cannot be recorded by a static tracepoint: segmented "
+            "addressing does not exist in a flat Linux process",
+            where,
+            d.kind == DataKind::kMem32 || d.kind == DataKind::kAsciiz32 ? "this address"
+                                                                        : StatementName(d.kind));
+      }
+      if (d.address.base != Address::Base::kSymbol) {
+        return MakeError(
+            "{}: error: register-form addresses need a dynamic tracepoint; a "
+            "static tracepoint takes the address as a parameter (.name)",
+            where);
+      }
+      const std::string name = ParameterName(d.address.symbol);
+      param(fmt::format("const void* {}", name), name);
+      const std::string address = AddressExpression(d, name);
+      switch (d.kind) {
+        case DataKind::kLen:
+          body += fmt::format("  len = rastrace_tsf_len({});\n", address);
+          pending_len = true;
+          break;
+        case DataKind::kMem32:
+          body += fmt::format("  rastrace_tsf_mem(&r, {}, {});\n", address,
+                              d.length_from_len ? std::string("len") : std::to_string(d.length));
+          break;
+        default:
+          body += fmt::format("  rastrace_tsf_string(&r, {}, {});\n", address, d.length);
+          break;
+      }
+    }
+    std::string signature;
+    for (const std::string& p : params) signature += (signature.empty() ? "" : ", ") + p;
+    out +=
+        fmt::format("\n/* MINOR {:#06x}{}{} */\n", tp.minor, tp.desc.empty() ? "" : ": ", tp.desc);
+    out += fmt::format("static inline int {}({}) {{\n", StaticFunctionName(m, tp),
+                       signature.empty() ? "void" : signature);
+    out += fmt::format("  uint8_t buf[{}];\n", m.max_data_length);
+    out += fmt::format("  rastrace_tsf_record r = {{buf, sizeof buf, 0, 0}};\n");
+    if (pending_len) out += "  size_t len = 0;\n";
+    out += body;
+    out += "  (void)r.stopped;\n";
+    out += fmt::format("  return rastrace_os2_sys_trace({:#x}, {:#x}, buf, r.n, 1);\n}}\n", m.major,
+                       tp.minor);
+  }
+  return out;
+}
+
+}  // namespace rastrace::tsf
