@@ -27,6 +27,24 @@ struct EventSource::Input {
 
 EventSource::~EventSource() = default;
 
+namespace {
+
+// rastrace writes the time conversion right after the header, so the header's own timestamp would
+// otherwise be converted differently from every later one. Looking a few events ahead for it
+// keeps elapsed times and the merge order consistent from the first event.
+event::TimeConversion EarlyTimeConversion(const std::string& path) {
+  event::TimeBase timebase;
+  auto reader = event::LogReader::Open(path, event::ReaderOptions{.reformat = false});
+  if (!reader) return timebase.conversion();
+  event::Event e;
+  for (int i = 0; i < 64 && reader->Next(e) == event::ReadStatus::kEvent; ++i) {
+    if (timebase.Observe(e, reader->byte_order())) break;
+  }
+  return timebase.conversion();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<EventSource>> EventSource::Open(const std::vector<std::string>& paths,
                                                        std::FILE* verbose, bool reformat) {
   std::unique_ptr<EventSource> source(new EventSource());
@@ -39,6 +57,7 @@ Result<std::unique_ptr<EventSource>> EventSource::Open(const std::vector<std::st
       source->total_bytes_ += static_cast<uint64_t>(st.st_size);
     }
     source->inputs_.push_back(std::make_unique<Input>(std::move(reader).value()));
+    if (path != "-") source->inputs_.back()->timebase.Set(EarlyTimeConversion(path));
   }
   return source;
 }

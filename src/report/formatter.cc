@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "event/format.h"
@@ -52,13 +53,17 @@ Formatter::Formatter(const tmpl::TemplateSet& templates, const TemplateIndex& in
 
 Formatter::~Formatter() = default;
 
-void AppendRawHex(const event::Event& event, std::string& out) {
+void AppendRawHex(const event::Event& event, ByteOrder order, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
-  size_t word = event::WordSize(event.layout);
-  for (size_t i = 0; i < event.bytes.size(); ++i) {
-    if (i != 0 && i % word == 0) out.push_back(' ');
-    out.push_back(kHex[event.bytes[i] >> 4]);
-    out.push_back(kHex[event.bytes[i] & 0xF]);
+  const size_t word = event::WordSize(event.layout);
+  std::span<const uint8_t> bytes = event.bytes;
+  for (size_t at = 0; at < bytes.size(); at += word) {
+    size_t size = std::min(word, bytes.size() - at);
+    uint64_t value = LoadUnsigned(bytes.data() + at, size, order);
+    if (at != 0) out.push_back(' ');
+    for (int shift = static_cast<int>(size * 8) - 4; shift >= 0; shift -= 4) {
+      out.push_back(kHex[(value >> shift) & 0xF]);
+    }
   }
 }
 
@@ -68,7 +73,7 @@ void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
   const event::Event& event = *prepared.event;
   if (raw_) {
     out.level = tmpl::Level::kAppl;
-    AppendRawHex(event, out.text);
+    AppendRawHex(event, prepared.byte_order, out.text);
     return;
   }
   const tmpl::Template* tmpl = index_.For(event.hook_id);

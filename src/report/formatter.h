@@ -50,7 +50,8 @@ class Formatter {
   std::unique_ptr<tmpl::Evaluator> evaluator_;
 };
 
-// -r: the event's bytes in hex, in words of the event's layout ("ffffllllhhhhssss 1111...").
-void AppendRawHex(const event::Event& event, std::string& out);
+// -r: the event's bytes in hex, as words of the event's layout read in the log's byte order (the
+// seed's notation "ffffllllhhhhssss 1111111111111111 ...").
+void AppendRawHex(const event::Event& event, ByteOrder order, std::string& out);
 
 }  // namespace rastrace::report
