@@ -1,0 +1,273 @@
+#include "export/chrome_exporter.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "event/format.h"
+#include "export/text_escape.h"
+
+namespace rastrace::exporter {
+
+namespace {
+
+// Several sources share one JSON file: their ids are moved apart (source n: n * 10^7 + id), ids
+// below 10^7 staying readable inside.
+constexpr uint64_t kOriginIdStride = 10'000'000;
+
+bool IsMetadataOnly(const event::Event& e) {
+  const auto subhook = UtilitySubhook(e);
+  if (!subhook) return false;
+  switch (*subhook) {
+    case event::kUtilTimeConversion:
+    case event::kUtilProcess:
+    case event::kUtilExec:
+    case event::kUtilThreadName:
+    case event::kUtilSource:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void AppendMicroseconds(std::string& out, uint64_t ns) {
+  fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+}  // namespace
+
+ChromeExporter::ChromeExporter(OutputFile file, PairTable pairs, const MergedStream* stream)
+    : file_(std::move(file)), pairs_(std::move(pairs)), stream_(stream) {
+  file_.Write("{\"traceEvents\":[\n");
+}
+
+uint64_t ChromeExporter::MapId(size_t origin, uint64_t id) const {
+  const size_t origins = stream_ != nullptr ? stream_->origins().size() : 1;
+  if (origins <= 1 || id >= kOriginIdStride) return id;
+  return (origin + 1) * kOriginIdStride + id;
+}
+
+void ChromeExporter::Flush() {
+  file_.Write(line_);
+  line_.clear();
+}
+
+void ChromeExporter::BeginEvent(char phase, std::string_view name, const Track& track,
+                                uint64_t ts_ns) {
+  line_.append(first_event_ ? "" : ",\n");
+  first_event_ = false;
+  line_.append("{\"ph\":\"");
+  line_.push_back(phase);
+  line_.push_back('"');
+  if (!name.empty()) {
+    line_.append(",\"name\":");
+    AppendJsonString(line_, name);
+  }
+  if (phase != 'M') {
+    line_.append(",\"ts\":");
+    AppendMicroseconds(line_, ts_ns);
+  }
+  fmt::format_to(std::back_inserter(line_), ",\"pid\":{},\"tid\":{}", track.pid, track.tid);
+}
+
+void ChromeExporter::EmitMetadata(std::string_view what, uint64_t pid, uint64_t tid,
+                                  std::string_view name) {
+  BeginEvent('M', what, Track{pid, tid}, 0);
+  line_.append(",\"args\":{\"name\":");
+  AppendJsonString(line_, name);
+  line_.append("}}");
+}
+
+void ChromeExporter::EmitNames(const ExportRecord& record, const Track& track) {
+  const size_t origin = record.item->origin;
+  if (seen_generation_.size() <= origin) seen_generation_.resize(origin + 1, UINT64_MAX);
+  const uint64_t generation = record.processes != nullptr ? record.processes->generation() : 0;
+  if (seen_generation_[origin] != generation) {
+    // The table changed: every thread's names are checked again when it next shows up.
+    seen_generation_[origin] = generation;
+    seen_tids_.clear();
+  }
+  if (!seen_tids_.insert(track.tid).second) return;
+
+  const bool several = stream_ != nullptr && stream_->origins().size() > 1;
+  const auto named = [&](std::string_view name) -> std::string_view {
+    if (!several) return name;
+    name_scratch_ = fmt::format("{}: {}", record.origin_name, name);
+    return name_scratch_;
+  };
+  if (!record.exec_path.empty()) {
+    const std::string_view process = named(BaseName(record.exec_path));
+    auto& emitted = process_names_[track.pid];
+    if (emitted != process) {
+      emitted = std::string(process);
+      EmitMetadata("process_name", track.pid, 0, process);
+    }
+  }
+  std::string_view thread = record.thread_name;
+  // Linux names a process's main thread after the program.
+  if (thread.empty() && record.pid && *record.pid == record.item->event->thread_id) {
+    thread = BaseName(record.exec_path);
+  }
+  if (!thread.empty()) {
+    auto& emitted = thread_names_[track.tid];
+    if (emitted != thread) {
+      emitted = std::string(thread);
+      EmitMetadata("thread_name", track.pid, track.tid, thread);
+    }
+  }
+}
+
+void ChromeExporter::AppendArgs(const ExportRecord& record, std::string_view end_key) {
+  const event::Event& e = *record.item->event;
+  line_.append(",\"args\":{");
+  if (!end_key.empty()) {
+    AppendJsonString(line_, end_key);
+    line_.append(":{");
+  }
+  line_.append("\"hook\":");
+  AppendJsonString(line_, TemplateIdText(e.hook_id));
+  fmt::format_to(std::back_inserter(line_), ",\"subhook\":\"{:04X}\",\"offset\":{}", e.subhook,
+                 e.offset);
+  if (e.generic) {
+    line_.append(",\"data_word\":\"");
+    AppendHexWord(line_, e.generic_word);
+    line_.append("\",\"buffer\":\"");
+    const size_t shown = std::min(e.buffer.size(), kMaxBufferBytesInArgs);
+    AppendHex(line_, e.buffer.first(shown));
+    line_.push_back('"');
+    if (shown < e.buffer.size()) {
+      fmt::format_to(std::back_inserter(line_), ",\"buffer_bytes\":{}", e.buffer.size());
+    }
+  } else if (e.word_count > 0) {
+    line_.append(",\"words\":[");
+    for (unsigned i = 0; i < e.word_count && i < event::kMaxDataWords; ++i) {
+      if (i > 0) line_.push_back(',');
+      line_.push_back('"');
+      AppendHexWord(line_, e.words[i]);
+      line_.push_back('"');
+    }
+    line_.push_back(']');
+  }
+  if (record.has_text) {
+    line_.append(",\"text\":");
+    AppendJsonString(line_, record.text);
+  }
+  line_.append(end_key.empty() ? "}" : "}}");
+}
+
+void ChromeExporter::EndSlice(const Track& track, uint64_t ts_ns, std::string_view reason) {
+  BeginEvent('E', {}, track, ts_ns);
+  line_.append(",\"args\":{\"unterminated\":");
+  AppendJsonString(line_, reason);
+  line_.append("}}");
+}
+
+Result<void> ChromeExporter::Write(const ExportRecord& record) {
+  const event::Event& e = *record.item->event;
+  const size_t origin = record.item->origin;
+  if (!have_base_ && e.timestamped) {
+    have_base_ = true;
+    base_ns_ = record.item->time_ns;
+  }
+  uint64_t ts = have_base_ && record.item->time_ns > base_ns_ ? record.item->time_ns - base_ns_ : 0;
+  ts = std::max(ts, last_ts_ns_);
+  last_ts_ns_ = ts;
+
+  const uint64_t pid = record.pid.value_or(e.thread_id);
+  Track track{MapId(origin, pid), MapId(origin, e.thread_id)};
+  EmitNames(record, track);
+  if (IsMetadataOnly(e)) {
+    Flush();
+    return Ok();
+  }
+
+  const std::string id_name = TemplateIdText(e.hook_id);
+  std::string name;
+  if (record.has_text && !record.label.empty()) {
+    name = std::string(record.label);
+  } else if (e.hook_id == event::kHookUtil) {
+    name = fmt::format("hook {} subhook {:04X}", id_name, e.subhook);
+  } else {
+    name = fmt::format("hook {}", id_name);
+  }
+
+  const auto role = pairs_.Find(e);
+  if (role) {
+    const PairRule& rule = pairs_.rule(role->rule);
+    if (rule.scope == PairScope::kGlobal) {
+      track = Track{kGlobalPid - origin, role->key + 1};
+      if (global_tracks_.insert(track).second) {
+        const bool several = stream_ != nullptr && stream_->origins().size() > 1;
+        EmitMetadata("process_name", track.pid, 0,
+                     several ? fmt::format("{}: {}", record.origin_name, rule.name) : rule.name);
+        EmitMetadata("thread_name", track.pid, track.tid,
+                     fmt::format("{} {}", rule.name, role->key));
+      }
+    }
+    auto& stack = open_[track];
+    if (role->begins) {
+      BeginEvent('B', record.has_text && !record.label.empty() ? record.label : rule.name, track,
+                 ts);
+      line_.append(",\"cat\":\"slice\"");
+      AppendArgs(record, {});
+      line_.push_back('}');
+      stack.push_back(OpenSlice{role->rule, role->key});
+      Flush();
+      return Ok();
+    }
+    size_t match = stack.size();
+    while (match > 0 &&
+           !(stack[match - 1].rule == role->rule && stack[match - 1].key == role->key)) {
+      --match;
+    }
+    if (match > 0) {
+      // Slices opened above the one this event closes never saw their end (events lost): they end
+      // here too, so slices stay nested.
+      while (stack.size() > match) {
+        EndSlice(track, ts, "ended by the end of an enclosing slice");
+        stack.pop_back();
+      }
+      BeginEvent('E', {}, track, ts);
+      AppendArgs(record, "end");
+      line_.push_back('}');
+      stack.pop_back();
+      Flush();
+      return Ok();
+    }
+    // An end without its begin (the begin was before the trace started): an instant.
+  }
+  BeginEvent('i', name, track, ts);
+  line_.append(",\"s\":\"t\",\"cat\":\"hook\"");
+  AppendArgs(record, {});
+  line_.push_back('}');
+  Flush();
+  return Ok();
+}
+
+Result<void> ChromeExporter::Finish() {
+  // Slices still open at the end close at the last timestamp, marked, so the JSON nests.
+  for (auto& [track, stack] : open_) {
+    while (!stack.empty()) {
+      EndSlice(track, last_ts_ns_, "open at the end of the trace");
+      stack.pop_back();
+    }
+  }
+  line_.append(
+      "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"rastrace export\"");
+  fmt::format_to(std::back_inserter(line_), ",\"time_base_ns\":\"{}\"", base_ns_);
+  if (stream_ != nullptr) {
+    line_.append(",\"sources\":[");
+    bool first = true;
+    for (const Origin& origin : stream_->origins()) {
+      if (!first) line_.push_back(',');
+      first = false;
+      AppendJsonString(line_, origin.name);
+    }
+    line_.push_back(']');
+  }
+  line_.append("}}\n");
+  Flush();
+  return file_.Close();
+}
+
+}  // namespace rastrace::exporter

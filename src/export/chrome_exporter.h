@@ -1,0 +1,70 @@
+// Chrome Trace Event format (JSON object form) for Perfetto's UI and chrome://tracing: instants for
+// single hooks, B/E slices for the pairs of pairs.h, process and thread names from the log's
+// process table as metadata events, microsecond timestamps counted from the first timestamp.
+// Written as it goes; only open slices and names already emitted are kept.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "export/exporter.h"
+#include "export/output_file.h"
+#include "export/pairs.h"
+
+namespace rastrace::exporter {
+
+class ChromeExporter : public Exporter {
+ public:
+  ChromeExporter(OutputFile file, PairTable pairs, const MergedStream* stream);
+  Result<void> Write(const ExportRecord& record) override;
+  Result<void> Finish() override;
+  uint64_t bytes_written() const override { return file_.bytes_written(); }
+
+  // Generic buffers longer than this are cut in the args (the JSON is for viewing; the other
+  // formats carry whole buffers).
+  static constexpr size_t kMaxBufferBytesInArgs = 1024;
+  // The pid of the track that holds a source's global slices (TRACE ON/OFF): above any Linux pid.
+  static constexpr uint64_t kGlobalPid = 0x7FFFFFFE;
+
+ private:
+  struct Track {
+    uint64_t pid = 0;
+    uint64_t tid = 0;
+    bool operator<(const Track& o) const { return pid != o.pid ? pid < o.pid : tid < o.tid; }
+  };
+  struct OpenSlice {
+    size_t rule = 0;
+    uint64_t key = 0;
+  };
+
+  uint64_t MapId(size_t origin, uint64_t id) const;
+  void EmitNames(const ExportRecord& record, const Track& track);
+  void EmitMetadata(std::string_view what, uint64_t pid, uint64_t tid, std::string_view name);
+  void BeginEvent(char phase, std::string_view name, const Track& track, uint64_t ts_ns);
+  void AppendArgs(const ExportRecord& record, std::string_view end_key);
+  void EndSlice(const Track& track, uint64_t ts_ns, std::string_view reason);
+  void Flush();
+
+  OutputFile file_;
+  PairTable pairs_;
+  const MergedStream* stream_;
+  std::string line_;
+  bool first_event_ = true;
+  bool have_base_ = false;
+  uint64_t base_ns_ = 0;
+  uint64_t last_ts_ns_ = 0;  // relative; output timestamps never go backwards
+  std::map<Track, std::vector<OpenSlice>> open_;
+  std::unordered_map<uint64_t, std::string> process_names_;  // mapped pid -> name emitted
+  std::unordered_map<uint64_t, std::string> thread_names_;   // mapped tid -> name emitted
+  std::unordered_set<uint64_t> seen_tids_;                   // mapped tids whose names were checked
+  std::vector<uint64_t> seen_generation_;                    // per origin
+  std::set<Track> global_tracks_;                            // named already
+  std::string name_scratch_;
+};
+
+}  // namespace rastrace::exporter

@@ -1,0 +1,125 @@
+// The TSDL text: one stream class for every source (streams differ by stream_instance_id), the
+// clock in nanoseconds, and an event class per hook id (two when a hook is both generic and not).
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "export/ctf_exporter.h"
+#include "export/text_escape.h"
+
+namespace rastrace::exporter {
+
+namespace {
+
+std::string UuidText(const std::array<uint8_t, 16>& u) {
+  return fmt::format(
+      "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:"
+      "02x}"
+      "{:02x}",
+      u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+      u[15]);
+}
+
+// A TSDL string literal: only '"' and '\' need escaping; control bytes are replaced so the
+// metadata stays one readable text.
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<uint8_t>(c) < 0x20 || static_cast<uint8_t>(c) >= 0x7F) {
+      out.push_back('?');
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+constexpr std::string_view kPreamble = R"(/* CTF 1.8 */
+
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = true; } := int64_t;
+typealias integer { size = 16; align = 8; signed = false; base = 16; } := hex16_t;
+typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;
+typealias integer { size = 8; align = 8; signed = false; base = 16; } := hex8_t;
+
+)";
+
+constexpr std::string_view kStream = R"(
+clock {
+	name = rastrace;
+	description = "rastrace log time, converted to nanoseconds by each log's 00A/25C event";
+	freq = 1000000000;
+	precision = 1;
+	offset_s = 0;
+	offset = 0;
+	absolute = FALSE;
+};
+
+typealias integer { size = 64; align = 8; signed = false; map = clock.rastrace.value; } := clock_ns_t;
+
+stream {
+	id = 0;
+	packet.context := struct {
+		clock_ns_t timestamp_begin;
+		clock_ns_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint64_t packet_seq_num;
+	};
+	event.header := struct {
+		uint32_t id;
+		clock_ns_t timestamp;
+	};
+	event.context := struct {
+		uint64_t tid;
+		int64_t pid;
+	};
+};
+)";
+
+}  // namespace
+
+std::string CtfMetadata(const std::array<uint8_t, 16>& uuid,
+                        const std::vector<CtfExporter::EventClass>& classes,
+                        const std::vector<std::string>& source_names) {
+  std::string out(kPreamble);
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "trace {{\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"{}\";\n\tbyte_order = {};\n"
+                 "\tpacket.header := struct {{\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+                 "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t}};\n}};\n\n",
+                 UuidText(uuid), std::endian::native == std::endian::little ? "le" : "be");
+  fmt::format_to(it, "env {{\n\tdomain = \"rastrace\";\n\ttracer_name = \"rastrace\";\n");
+  fmt::format_to(it, "\tsource_count = {};\n", source_names.size());
+  for (size_t i = 0; i < source_names.size(); ++i) {
+    fmt::format_to(it, "\tsource_{} = {};\n", i, Quoted(source_names[i]));
+  }
+  out.append("};\n");
+  out.append(kStream);
+  for (size_t id = 0; id < classes.size(); ++id) {
+    const auto& c = classes[id];
+    fmt::format_to(it, "\nevent {{\n\tname = \"hook_{}{}\";\n\tid = {};\n\tstream_id = 0;\n",
+                   TemplateIdText(c.hook_id), c.generic ? "_generic" : "", id);
+    out.append(
+        "\tfields := struct {\n\t\thex16_t hook_id;\n\t\thex16_t subhook;\n\t\thex16_t flags;\n"
+        "\t\tuint64_t ticks;\n");
+    if (c.generic) {
+      out.append(
+          "\t\thex64_t data_word;\n\t\tuint16_t buffer_length;\n"
+          "\t\thex8_t buffer[buffer_length];\n");
+    } else {
+      out.append("\t\tuint8_t word_count;\n\t\thex64_t words[word_count];\n");
+    }
+    out.append("\t};\n};\n");
+  }
+  return out;
+}
+
+}  // namespace rastrace::exporter

@@ -1,0 +1,98 @@
+#include "export/merge_writer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "event/format.h"
+#include "event/timebase.h"
+#include "export/process_table.h"
+
+namespace rastrace::exporter {
+
+namespace {
+
+std::vector<uint8_t> SourceBuffer(std::string_view name, ByteOrder order) {
+  // S2: the length fits 2 bytes; longer names are cut (a name is a label, not data).
+  const size_t length = std::min<size_t>(name.size(), 0xFFFF - 2);
+  std::vector<uint8_t> buffer(2 + length);
+  Store<uint16_t>(buffer.data(), static_cast<uint16_t>(length), order);
+  std::copy_n(name.begin(), length, buffer.begin() + 2);
+  return buffer;
+}
+
+bool IsTimeConversion(const event::Event& e) {
+  return e.generic && UtilitySubhook(e) == event::kUtilTimeConversion;
+}
+
+}  // namespace
+
+Result<ByteOrder> CommonByteOrder(const MergedStream& stream) {
+  if (stream.input_count() == 0) return NativeByteOrder();
+  const ByteOrder order = stream.reader(0).byte_order();
+  for (size_t i = 1; i < stream.input_count(); ++i) {
+    if (stream.reader(i).byte_order() != order) {
+      const auto name = [](ByteOrder o) { return o == ByteOrder::kBig ? "big" : "little"; };
+      return MakeError(
+          "{} is {}-endian but {} is {}-endian: generic buffers keep their log's byte order, so "
+          "logs of different byte orders cannot be merged into one",
+          stream.reader(i).name(), name(stream.reader(i).byte_order()), stream.reader(0).name(),
+          name(order));
+    }
+  }
+  return order;
+}
+
+Result<MergeStats> WriteMergedLog(MergedStream& stream, event::LogWriter& writer,
+                                  Progress* progress) {
+  if (writer.layout() != event::Layout::k64) {
+    return MakeError("merge writes 64-bit logs only (nanosecond timestamps need 8 bytes)");
+  }
+  const ByteOrder order = writer.byte_order();
+  MergeStats stats;
+
+  const std::vector<uint8_t> conversion =
+      event::EncodeTimeConversion(event::TimeConversion{1, 1, 2}, order);
+  event::EventFields header;
+  header.hook_id = event::kHookUtil;
+  header.subhook = event::kUtilTimeConversion;
+  header.generic = true;
+  header.buffer = conversion;
+  if (auto written = writer.Write(header); !written.ok()) return written.error();
+
+  constexpr size_t kNoOrigin = SIZE_MAX;
+  size_t current_origin = kNoOrigin;
+  std::vector<uint8_t> source_buffer;
+  SourceEvent item;
+  while (stream.Next(item) == event::ReadStatus::kEvent) {
+    const event::Event& e = *item.event;
+    if (progress != nullptr) progress->Update(stream.bytes_read(), stats.events);
+    if (IsTimeConversion(e)) continue;
+    if (item.origin != current_origin) {
+      current_origin = item.origin;
+      source_buffer = SourceBuffer(stream.origins()[item.origin].name, order);
+      event::EventFields source;
+      source.hook_id = event::kHookUtil;
+      source.subhook = event::kUtilSource;
+      source.generic = true;
+      source.generic_word = item.origin;
+      source.buffer = source_buffer;
+      source.timestamped = true;
+      source.timestamp = item.time_ns;
+      if (auto written = writer.Write(source); !written.ok()) return written.error();
+      ++stats.source_events;
+    }
+    event::EventFields fields = e;  // the recorded fields, timestamp converted
+    if (fields.timestamped) fields.timestamp = item.time_ns;
+    if (item.trace_layout == event::Layout::k32 && !fields.generic && fields.word_count > 0) {
+      fields.data32 = true;
+    }
+    if (auto written = writer.Write(fields); !written.ok()) {
+      return MakeError("{}: offset 0x{:x}: {}", stream.reader(item.input).name(), e.offset,
+                       written.error().message);
+    }
+    ++stats.events;
+  }
+  return stats;
+}
+
+}  // namespace rastrace::exporter

@@ -1,0 +1,119 @@
+#include "export/merge_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "event/format.h"
+#include "event/reader.h"
+#include "event/timebase.h"
+#include "export/process_table.h"
+#include "export/test_logs.h"
+
+namespace rastrace::exporter {
+namespace {
+
+using testing::LogBuilder;
+using testing::TempDir;
+
+MergedStream Open(const std::vector<std::string>& paths) {
+  auto stream = MergedStream::Open(paths);
+  EXPECT_TRUE(stream.ok()) << stream.error().message;
+  return std::move(stream).value();
+}
+
+TEST(ExportMergeWriter, MergesInTimeOrderKeepingSourcesAndConvertingToNanoseconds) {
+  TempDir dir;
+  LogBuilder a;  // 1 tick = 10 ns
+  a.TimeConversion(10, 1)
+      .Process(100, 1, 100, "/bin/alpha")
+      .Hook(0x1230, 1, 100, 1, {11})
+      .Hook(0x1230, 2, 100, 30, {13});
+  LogBuilder b;  // 1 tick = 1/2 ns
+  b.TimeConversion(1, 2)
+      .Process(100, 1, 100, "/bin/beta")
+      .Hook(0x4560, 1, 100, 40, {12})
+      .Hook(0x4560, 2, 100, 1000, {14});
+  a.WriteTo(dir.File("a.trc"));
+  b.WriteTo(dir.File("b.trc"));
+  auto stream = Open({dir.File("a.trc"), dir.File("b.trc")});
+  stream.SetInputName(0, "hostA");
+  stream.SetInputName(1, "hostB");
+  auto order = CommonByteOrder(stream);
+  ASSERT_TRUE(order.ok());
+  {
+    auto writer = event::LogWriter::Create(dir.File("m.trc"), {.byte_order = *order});
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    auto stats = WriteMergedLog(stream, *writer);
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    EXPECT_EQ(stats->events, 6u);  // two process events, four hooks; 25C dropped
+    ASSERT_TRUE(writer->Close().ok());
+  }
+
+  auto reader = event::LogReader::Open(dir.File("m.trc"), {.reformat = false});
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  event::TimeBase timebase;
+  event::Event e;
+  std::string current_source;
+  std::vector<std::string> sequence;  // "source:word" of each hook in file order
+  std::vector<uint64_t> times;
+  int conversions = 0;
+  while (reader->Next(e) == event::ReadStatus::kEvent) {
+    if (timebase.Observe(e, reader->byte_order())) {
+      ++conversions;
+      continue;
+    }
+    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilSource) {
+      current_source = std::string(*ReadS2(e.buffer, 0, reader->byte_order()));
+      continue;
+    }
+    if (e.hook_id == event::kHookUtil) continue;
+    sequence.push_back(fmt::format("{}:{}", current_source, e.words[0]));
+    times.push_back(timebase.ToNanoseconds(e.timestamp));
+  }
+  EXPECT_EQ(conversions, 1);
+  EXPECT_EQ(sequence, (std::vector<std::string>{"hostA:11", "hostB:12", "hostA:13", "hostB:14"}));
+  EXPECT_EQ(times, (std::vector<uint64_t>{10, 20, 300, 500}));
+}
+
+TEST(ExportMergeWriter, RefusesLogsOfDifferentByteOrders) {
+  TempDir dir;
+  LogBuilder(ByteOrder::kBig).Hook(0x1230, 0, 1, 1).WriteTo(dir.File("big.trc"));
+  LogBuilder(ByteOrder::kLittle).Hook(0x1230, 0, 1, 1).WriteTo(dir.File("little.trc"));
+  auto stream = Open({dir.File("big.trc"), dir.File("little.trc")});
+  auto order = CommonByteOrder(stream);
+  ASSERT_FALSE(order.ok());
+  EXPECT_NE(order.error().message.find("little.trc is little-endian"), std::string::npos)
+      << order.error().message;
+}
+
+TEST(ExportMergeWriter, ThirtyTwoBitEventsBecomeBEventsWithTheirWords) {
+  TempDir dir;
+  LogBuilder small(ByteOrder::kBig, event::Layout::k32);
+  small.Hook(0x1230, 0x0042, 7, 5, {0xAABBCCDD});
+  small.WriteTo(dir.File("small.trc"));
+  auto stream = Open({dir.File("small.trc")});
+  {
+    auto writer = event::LogWriter::Create(dir.File("m.trc"), {.byte_order = ByteOrder::kBig});
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE(WriteMergedLog(stream, *writer).ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  auto reader = event::LogReader::Open(dir.File("m.trc"), {.reformat = false});
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ(reader->layout(), event::Layout::k64);
+  event::Event e;
+  bool found = false;
+  while (reader->Next(e) == event::ReadStatus::kEvent) {
+    if (e.hook_id != 0x1230) continue;
+    found = true;
+    EXPECT_TRUE(e.data32);
+    EXPECT_EQ(e.subhook, 0x0042);
+    ASSERT_EQ(e.word_count, 1);
+    EXPECT_EQ(e.words[0], 0xAABBCCDDu);
+    EXPECT_EQ(e.thread_id, 7u);
+    EXPECT_EQ(e.timestamp, 5u);
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace rastrace::exporter

@@ -1,0 +1,75 @@
+// Which events open and close a slice (system call entry/return, TRACE ON/OFF, ...): the one table
+// the Chrome exporter (and any later consumer) pairs events by. Parts that define new paired hooks
+// add a line to DefaultPairRules() (pairs.cc) or call PairTable::Add.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "event/event.h"
+
+namespace rastrace::exporter {
+
+// Matches events whose hook id is `hook_id` and whose subhook, masked, equals `subhook`
+// (mask 0: any subhook).
+struct HookMatch {
+  uint16_t hook_id = 0;
+  uint16_t subhook = 0;
+  uint16_t subhook_mask = 0;
+  bool Matches(const event::Event& e) const {
+    return e.hook_id == hook_id && (e.subhook & subhook_mask) == (subhook & subhook_mask);
+  }
+};
+
+enum class PairScope : uint8_t {
+  kThread,  // begin and end on one thread; slices nest on that thread's track
+  kGlobal,  // begin and end anywhere in the source (TRACE ON by trcon, OFF by trcoff)
+};
+
+// What must be equal for an end to close a begin.
+enum class PairKey : uint8_t {
+  kNone,
+  kWord1,    // data word 1 (the generic data word of a generic event): TRACE ON/OFF channel
+  kSubhook,  // the subhook under the rule's mask bits cleared (e.g. tracepoint minor)
+};
+
+struct PairRule {
+  std::string name;  // the slice name when no template label names it
+  HookMatch begin;
+  HookMatch end;
+  PairScope scope = PairScope::kThread;
+  PairKey key = PairKey::kNone;
+};
+
+// The rules rastrace knows: see pairs.cc.
+std::vector<PairRule> DefaultPairRules();
+
+class PairTable {
+ public:
+  PairTable() = default;
+  explicit PairTable(std::vector<PairRule> rules);
+  static PairTable Default() { return PairTable(DefaultPairRules()); }
+
+  void Add(PairRule rule);
+
+  struct Role {
+    size_t rule = 0;
+    bool begins = false;  // false: ends a slice
+    uint64_t key = 0;
+  };
+  // The role of `e` in a pair, if it has one. The first matching rule wins; an event matching a
+  // rule's begin and end (same hook) begins.
+  std::optional<Role> Find(const event::Event& e) const;
+
+  const PairRule& rule(size_t index) const { return rules_[index]; }
+  size_t size() const { return rules_.size(); }
+
+ private:
+  std::vector<PairRule> rules_;
+  std::vector<bool> hooks_with_rules_ = std::vector<bool>(65536, false);  // fast rejection
+};
+
+}  // namespace rastrace::exporter

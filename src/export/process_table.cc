@@ -1,0 +1,92 @@
+#include "export/process_table.h"
+
+#include "event/format.h"
+
+namespace rastrace::exporter {
+
+namespace {
+constexpr size_t kProcessIdsBytes = 16;  // ppid:8 tid:8 before the path of a 0x100 event
+}
+
+std::optional<std::string_view> ReadS2(std::span<const uint8_t> buffer, size_t offset,
+                                       ByteOrder order) {
+  if (offset > buffer.size() || buffer.size() - offset < 2) return std::nullopt;
+  const size_t length = Load16(buffer.data() + offset, order);
+  if (buffer.size() - offset - 2 < length) return std::nullopt;
+  std::string_view text(reinterpret_cast<const char*>(buffer.data() + offset + 2), length);
+  while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
+  return text;
+}
+
+std::optional<uint16_t> UtilitySubhook(const event::Event& e) {
+  if (e.hook_id != event::kHookUtil) return std::nullopt;
+  if (e.generic && e.layout == event::Layout::k32 && !e.reformatted) {
+    return static_cast<uint16_t>(e.generic_word);
+  }
+  return e.subhook;
+}
+
+std::string_view BaseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos || path.size() == 1 ? path : path.substr(slash + 1);
+}
+
+bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
+  // rastrace writes its process table in the 64-bit layout only (the data word is the pid).
+  if (event.hook_id != event::kHookUtil || !event.generic || event.layout != event::Layout::k64) {
+    return false;
+  }
+  switch (event.subhook) {
+    case event::kUtilProcess: {
+      if (event.buffer.size() < kProcessIdsBytes) return false;
+      const auto path = ReadS2(event.buffer, kProcessIdsBytes, order);
+      if (!path) return false;
+      const uint64_t pid = event.generic_word;
+      const uint64_t tid = Load64(event.buffer.data() + 8, order);
+      pid_of_tid_[tid] = pid;
+      if (!path->empty()) exec_path_[pid] = std::string(*path);
+      ++generation_;
+      return true;
+    }
+    case event::kUtilExec: {
+      const auto path = ReadS2(event.buffer, 0, order);
+      if (!path) return false;
+      exec_path_[event.generic_word] = std::string(*path);
+      ++generation_;
+      return true;
+    }
+    case event::kUtilThreadName: {
+      const auto name = ReadS2(event.buffer, 0, order);
+      if (!name) return false;
+      thread_name_[event.generic_word] = std::string(*name);
+      ++generation_;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+std::optional<uint64_t> ProcessTable::PidOf(uint64_t tid) const {
+  const auto it = pid_of_tid_.find(tid);
+  if (it == pid_of_tid_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string_view ProcessTable::ExecPath(uint64_t pid) const {
+  const auto it = exec_path_.find(pid);
+  return it == exec_path_.end() ? std::string_view() : std::string_view(it->second);
+}
+
+std::string_view ProcessTable::ThreadName(uint64_t tid) const {
+  const auto it = thread_name_.find(tid);
+  return it == thread_name_.end() ? std::string_view() : std::string_view(it->second);
+}
+
+void ProcessTable::InstallProcess(uint64_t pid, std::string_view path) {
+  exec_path_[pid] = std::string(path);
+  ++generation_;
+}
+
+}  // namespace rastrace::exporter

@@ -1,0 +1,107 @@
+// `rastrace export --format ctf|chrome|jsonl|csv LOG... -o OUT`: logs (merged in time order when
+// several) into formats other tools read (docs/exporting.md).
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "export/export_run.h"
+#include "export/exporter.h"
+#include "export/merged_stream.h"
+#include "export/progress.h"
+#include "export/template_text.h"
+
+namespace rastrace::cli {
+namespace {
+
+struct ExportOptions {
+  std::string format;
+  std::vector<std::string> logs;
+  std::string output;
+  std::string templates;
+  bool no_text = false;
+  std::vector<std::string> names;
+};
+
+void Warn(std::string_view message) {
+  fmt::print(stderr, "rastrace export: {}\n", message);
+}
+
+// The template set for the text column: -t, else the default file when there is one.
+Result<std::unique_ptr<exporter::TemplateText>> LoadTemplates(const ExportOptions& options,
+                                                              exporter::Format format) {
+  if (options.no_text || format == exporter::Format::kCtf) return {nullptr};
+  std::string path = options.templates;
+  if (path.empty()) {
+    if (!exporter::TemplatesAvailable()) return {nullptr};
+    path = exporter::DefaultTemplatePath();
+    if (path.empty()) return {nullptr};
+  }
+  std::vector<std::string> diagnostics;
+  auto loaded = exporter::TemplateText::Load(path, diagnostics);
+  for (const auto& d : diagnostics) Warn(d);
+  return loaded;
+}
+
+int RunExport(const ExportOptions& options) {
+  auto format = exporter::ParseFormat(options.format);
+  if (!format) {
+    Warn(format.error().message);
+    return 2;
+  }
+  auto templates = LoadTemplates(options, *format);
+  if (!templates) {
+    Warn(templates.error().message);
+    return 1;
+  }
+  auto stream = exporter::MergedStream::Open(options.logs);
+  if (!stream) {
+    Warn(stream.error().message);
+    return 1;
+  }
+  for (size_t i = 0; i < options.names.size() && i < options.logs.size(); ++i) {
+    stream->SetInputName(i, options.names[i]);
+  }
+  auto out = exporter::CreateExporter(*format, options.output, {.stream = &stream.value()});
+  if (!out) {
+    Warn(out.error().message);
+    return 1;
+  }
+  auto progress = exporter::Progress::ForStderr(
+      fmt::format("export {}", exporter::FormatName(*format)), stream->total_bytes());
+  auto summary = exporter::RunExport(*stream, **out, templates->get(), &progress);
+  if (!summary) {
+    Warn(summary.error().message);
+    return 1;
+  }
+  if (*templates) {
+    for (const auto& warning : (*templates)->TakeWarnings())
+      Warn(fmt::format("warning: {}", warning));
+  }
+  for (const auto& warning : stream->warnings()) Warn(fmt::format("warning: {}", warning.message));
+  return stream->warnings().empty() ? 0 : 1;
+}
+
+const CommandRegistration kExport{Command{
+    "export", "Export trace logs as CTF, Chrome JSON trace events, JSON Lines or CSV",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<ExportOptions>();
+      sub.add_option("-f,--format", options->format, "ctf, chrome, jsonl or csv")->required();
+      sub.add_option("logs", options->logs,
+                     "Trace log files; several are merged in time order (- for standard input)")
+          ->required();
+      sub.add_option("-o,--output", options->output,
+                     "Output file (- for standard output); for ctf a directory")
+          ->required();
+      sub.add_option("-t,--templates", options->templates,
+                     "Template file for the text column (default: the installed trcfmt)");
+      sub.add_flag("--no-text", options->no_text, "Leave the template text column out");
+      sub.add_option("-n,--name", options->names,
+                     "Name of each log's source, in the order of the logs (default: its path)");
+      return [options] { return RunExport(*options); };
+    }}};
+
+}  // namespace
+}  // namespace rastrace::cli
