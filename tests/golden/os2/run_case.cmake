@@ -1,0 +1,21 @@
+# Runs one end-to-end case: COMMAND (arguments separated by '|') in WORKDIR; checks the exit
+# status EXPECT_RC, stdout against the file GOLDEN (when given), and stderr against STDERR_REGEX.
+string(REPLACE "|" ";" command "${COMMAND}")
+execute_process(COMMAND ${command} WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(GOLDEN)
+  file(READ "${GOLDEN}" expected)
+  if(NOT out STREQUAL expected)
+    file(WRITE "${WORKDIR_OUT}/actual.txt" "${out}")
+    message(FATAL_ERROR "stdout differs from ${GOLDEN}:\n${out}")
+  endif()
+endif()
+if(STDERR_REGEX AND NOT err MATCHES "${STDERR_REGEX}")
+  message(FATAL_ERROR "stderr does not match '${STDERR_REGEX}':\n${err}")
+endif()
+if(STDOUT_REGEX AND NOT out MATCHES "${STDOUT_REGEX}")
+  message(FATAL_ERROR "stdout does not match '${STDOUT_REGEX}':\n${out}")
+endif()
