@@ -1,0 +1,27 @@
+# Runs the example, compiles its TSF into format files, formats the save file and checks every
+# tracepoint's formatted lines.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+foreach(step "${EXAMPLE};${WORK}/os2demo.stda" "${TRCUST};${TSF};-o;${WORK}/tff")
+  execute_process(COMMAND ${step} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${step} failed (${rc}):\n${out}\n${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${TRACEFMT} -t ${WORK}/tff ${WORK}/os2demo.stda RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tracefmt failed (${rc}):\n${out}\n${err}")
+endif()
+set(time "[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\\.[0-9][0-9]")
+foreach(expected
+    "0001  Major 0x42  Minor 0x0001  PID [0-9]+  Time ${time}  open_file entry\n  open_file path=/etc/os2/config.sys mode=00000042\n"
+    "0002  Major 0x42  Minor 0x0002  PID [0-9]+  Time ${time}  open_file exit\n  result=0003\n"
+    "0003  Major 0x42  Minor 0x0003 [^\n]*record read\n  record=07 00 0A 00 70 61 79 6C 6F 61\n"
+    "0004  Major 0x42  Minor 0x0004 [^\n]*through a pointer\n  value=0000CAFE then BEEF\n"
+    "0005  Major 0x42  Minor 0x0004 [^\n]*through a pointer\n  value=<invalid address: 0x0> then \\?\n"
+    "Summary: 5 records in the buffer, 5 shown \\(5 formatted, 0 in hex\\)")
+  if(NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "tracefmt output lacks '${expected}':\n${out}")
+  endif()
+endforeach()
