@@ -13,6 +13,7 @@
 #include "buffer/event_words.h"
 #include "recorder/clock.h"
 #include "recorder/recorder.h"
+#include "recorder/session_page.h"
 
 namespace rastrace::recorder {
 namespace {
@@ -98,6 +99,10 @@ template <bool kTimestamp>
 
 void SetThreadRing(buffer::RingBuffer* ring) {
   t_ring = ring;
+}
+
+buffer::RingBuffer* CurrentThreadRing() {
+  return CurrentRing();
 }
 
 void RecordControlEvent(uint16_t hook, uint64_t channel) {
@@ -229,7 +234,11 @@ namespace {
 [[gnu::constructor]] void StartFromEnvironment() {
   if (&rastrace_autostart_disabled != nullptr) return;
   const char* log = std::getenv(rastrace::recorder::kEnvLog);
-  if (log == nullptr || *log == '\0') return;
+  if (log == nullptr || *log == '\0') {
+    // No log of its own: join the running system-wide session, if there is one.
+    rastrace::recorder::AttachToSession();
+    return;
+  }
   auto options = rastrace::recorder::OptionsFromEnvironment(std::getenv);
   if (!options) {
     std::fprintf(stderr, "rastrace: %s\n", options.error().message.c_str());

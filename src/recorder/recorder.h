@@ -37,6 +37,9 @@ void SetThreadRing(buffer::RingBuffer* ring);
 // Records TRACE ON / TRACE OFF (`hook`) for `channel` from the calling thread, whatever the
 // channel's state. In hooks.cc.
 void RecordControlEvent(uint16_t hook, uint64_t channel);
+// The calling thread's ring, registered if it has none yet; nullptr when not recording. In
+// hooks.cc (benchmarks and tests use it to play the consumer).
+buffer::RingBuffer* CurrentThreadRing();
 
 // Counters a session ends with, for tests and `rastrace record` messages.
 struct SessionTotals {

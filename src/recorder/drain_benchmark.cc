@@ -1,0 +1,142 @@
+// The writer side: how fast rings are drained into a log file, and what a producer loses when it
+// records at a given rate with the default sizes.
+//
+//   BM_DrainOnce/<threads>: one DrainOnce over rings holding 4 MiB of TRCHKL1T events each,
+//     merged by timestamp, into a log in $TMPDIR (default /tmp): events/s and bytes/s.
+//   BM_RecordToLog/<M events/s>: one thread records 50 M TRCHKL1T events paced at that rate
+//     (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread); the time
+//     runs until the log is complete. Counters: written and lost events, the rate achieved.
+#include <benchmark/benchmark.h>
+#include <rastrace/trchk.h>
+#include <x86intrin.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "recorder/clock.h"
+#include "recorder/drain.h"
+#include "recorder/header_events.h"
+#include "recorder/log_sink.h"
+#include "recorder/recorder.h"
+
+namespace rastrace::recorder {
+namespace {
+
+std::string LogPath(const char* name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+void Fill(ThreadSlot& slot, uint64_t first_ts, uint64_t step) {
+  buffer::RingBuffer& ring = slot.ring;
+  ring.Release(ring.head());
+  const uint64_t hookword = buffer::MakeHookword(event::kFlagTimestamp, 8, 0x01100000);
+  uint64_t ts = first_ts;
+  uint64_t at = 0;
+  while (ring.Reserve(4, &at)) {
+    ring.Put(at, hookword);
+    ring.Put(at + 1, ts);
+    ring.Put(at + 2, ring.thread_id());
+    ring.Put(at + 3, ts);
+    ring.Publish(at + 4);
+    ts += step;
+    if (ring.head() - ring.tail() + 4 > ring.capacity_bytes() / 8) break;
+  }
+}
+
+void BM_DrainOnce(benchmark::State& state) {
+  const auto threads = static_cast<size_t>(state.range(0));
+  std::vector<std::unique_ptr<ThreadSlot>> owned;
+  std::vector<ThreadSlot*> slots;
+  for (size_t t = 0; t < threads; ++t) {
+    owned.push_back(
+        std::make_unique<ThreadSlot>(kDefaultBufferBytes, buffer::Mode::kAlternate, 1000 + t));
+    slots.push_back(owned.back().get());
+  }
+  const std::string path = LogPath("rastrace-drain-benchmark.log");
+  RecorderOptions options;
+  uint64_t events = 0, bytes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    // Threads interleave finely (timestamps t, t+threads, ...): the hardest merge.
+    for (size_t t = 0; t < threads; ++t) Fill(*slots[t], t, threads);
+    auto sink = LogSink::Open(
+        path, options, [](std::vector<uint8_t>&) {}, [](uint64_t, std::vector<uint8_t>&) {});
+    if (!sink) {
+      state.SkipWithError(sink.error().message.c_str());
+      return;
+    }
+    state.ResumeTiming();
+    const DrainResult result = DrainOnce(slots, *sink, 0);
+    if (auto closed = sink->Close(); !closed) {
+      state.SkipWithError(closed.error().message.c_str());
+      return;
+    }
+    events += result.events;
+    bytes += result.bytes;
+  }
+  std::remove(path.c_str());
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_DrainOnce)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
+
+void BM_RecordToLog(benchmark::State& state) {
+  constexpr uint64_t kEvents = 50'000'000;
+  const double rate = static_cast<double>(state.range(0)) * 1e6;  // events per second, 0 = max
+  const std::string path = LogPath("rastrace-record-benchmark.log");
+  RecorderOptions options;  // defaults: alternate mode, 4 MiB per thread, no log limit
+  options.log_path = path;
+  uint64_t written = 0, lost = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    if (auto started = Recorder::Get().Start(options); !started) {
+      state.SkipWithError(started.error().message.c_str());
+      return;
+    }
+    (void)CurrentThreadRing();  // register before the clock starts
+    const double ns_per_event = rate > 0 ? 1e9 / rate : 0;
+    const auto begin = std::chrono::steady_clock::now();
+    const uint64_t begin_ns = MonotonicNanoseconds();
+    for (uint64_t i = 0; i < kEvents; ++i) {
+      TRCHKL1T(0x01100000, i);
+      if (rate > 0 && (i & 63) == 63) {
+        const auto due = begin_ns + static_cast<uint64_t>(static_cast<double>(i) * ns_per_event);
+        while (MonotonicNanoseconds() < due) _mm_pause();
+      }
+    }
+    auto totals = Recorder::Get().Stop();
+    const auto end = std::chrono::steady_clock::now();
+    if (!totals) {
+      state.SkipWithError(totals.error().message.c_str());
+      return;
+    }
+    const double elapsed = std::chrono::duration<double>(end - begin).count();
+    state.SetIterationTime(elapsed);
+    seconds += elapsed;
+    written += totals->events_written;
+    lost += totals->events_lost;
+  }
+  std::remove(path.c_str());
+  state.counters["written_per_s"] = static_cast<double>(written) / seconds;
+  state.counters["MB_per_s"] = static_cast<double>(written) * 32 / seconds / 1e6;
+  state.counters["lost"] = static_cast<double>(lost) / static_cast<double>(state.iterations());
+  state.counters["lost_pct"] =
+      100.0 * static_cast<double>(lost) / static_cast<double>(kEvents * state.iterations());
+}
+BENCHMARK(BM_RecordToLog)
+    ->Arg(0)
+    ->Arg(25)
+    ->Arg(50)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace rastrace::recorder
+
+BENCHMARK_MAIN();

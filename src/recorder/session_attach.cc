@@ -1,0 +1,241 @@
+// The attaching side of system-wide sessions: a process linked with librastrace and started
+// without RASTRACE_LOG looks for a running session of its user, records into a log of its own in
+// the session's procs/ directory, and follows the session's control page (trcon, trcoff, trcstop)
+// from one small thread that sleeps on the page's futex word.
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "recorder/recorder.h"
+#include "recorder/session_page.h"
+
+namespace rastrace::recorder {
+
+std::string SessionBaseDir() {
+  if (const char* dir = std::getenv("RASTRACE_SESSION_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run != nullptr && *run == '/') {
+    return std::string(run) + "/rastrace";
+  }
+  return "/tmp/rastrace-" + std::to_string(geteuid());
+}
+
+std::string SessionChannelDir(const std::string& base, unsigned channel) {
+  return base + "/ch" + std::to_string(channel);
+}
+
+Result<void> CheckPrivateDir(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return MakeError("{}: {}", path, std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return MakeError("{}: not a directory (or a symlink)", path);
+  if (st.st_uid != geteuid())
+    return MakeError("{}: owned by uid {}, not {}", path, st.st_uid, geteuid());
+  if ((st.st_mode & 077) != 0) {
+    return MakeError("{}: mode {:o} lets other users in (expected 0700)", path, st.st_mode & 0777);
+  }
+  return Ok();
+}
+
+Result<int> OpenPrivateFile(const std::string& path, int flags) {
+  const int fd = open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 077) != 0) {
+    close(fd);
+    return MakeError("{}: not a private regular file of uid {}", path, geteuid());
+  }
+  return fd;
+}
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// How often a waiting process checks that the daemon still lives.
+constexpr long kWatchTimeoutNs = 200'000'000;
+
+uint32_t Load(const uint32_t& word) {
+  return __atomic_load_n(&word, __ATOMIC_ACQUIRE);
+}
+
+struct Attachment {
+  const SessionPage* page = nullptr;
+  std::string procs_dir;
+  int lock_fd = -1;
+};
+
+// The one attachment of this process (a process attaches to at most one session).
+Attachment g_attachment;
+
+std::string UniqueName() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return "p" + std::to_string(getpid()) + "-" +
+         std::to_string(static_cast<uint64_t>(now.tv_sec) * 1000000000u + now.tv_nsec);
+}
+
+// Creates and locks procs/<name>.lock; the daemon waits for the lock before merging the log.
+int LockProcessFile(const std::string& procs_dir, const std::string& name) {
+  const std::string path = procs_dir + "/" + name + ".lock";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void Detach() {
+  Recorder& recorder = Recorder::Get();
+  if (recorder.recording()) (void)recorder.Stop();
+  __atomic_store_n(&rastrace_channel_mask, 0, __ATOMIC_SEQ_CST);
+  if (g_attachment.lock_fd >= 0) {
+    flock(g_attachment.lock_fd, LOCK_UN);
+    close(g_attachment.lock_fd);
+    g_attachment.lock_fd = -1;
+  }
+}
+
+// Follows the page until the session stops (or its daemon is gone), then completes this process's
+// log and releases its lock.
+void WatchSession() {
+  prctl(PR_SET_NAME, "rastrace-attach");
+  const SessionPage* page = g_attachment.page;
+  uint32_t seen = Load(page->generation);
+  // The channels may have changed between reading the page and starting the recorder.
+  if (Load(page->state) == kSessionRunning) {
+    __atomic_store_n(&rastrace_channel_mask, Load(page->channels_on), __ATOMIC_SEQ_CST);
+  }
+  for (;;) {
+    const uint32_t state = Load(page->state);
+    if (state != kSessionRunning) break;
+    if (kill(static_cast<pid_t>(page->daemon_pid), 0) != 0 && errno == ESRCH) break;
+    timespec timeout{0, kWatchTimeoutNs};
+    syscall(SYS_futex, &page->generation, FUTEX_WAIT, seen, &timeout, nullptr, 0);
+    const uint32_t now = Load(page->generation);
+    if (now != seen) {
+      seen = now;
+      if (Load(page->state) == kSessionRunning && Recorder::Get().recording()) {
+        __atomic_store_n(&rastrace_channel_mask, Load(page->channels_on), __ATOMIC_SEQ_CST);
+      }
+    }
+  }
+  Detach();
+}
+
+void StartWatcher() {
+  std::thread(WatchSession).detach();
+}
+
+// A forked child records into a log of its own (the recorder restarts it at its first hook): it
+// takes a lock of its own and follows the session from a new watcher thread.
+void ChildAfterFork() {
+  if (g_attachment.page == nullptr) return;
+  if (g_attachment.lock_fd >= 0) close(g_attachment.lock_fd);  // the parent still holds it
+  g_attachment.lock_fd = -1;
+  if (Load(g_attachment.page->state) != kSessionRunning) return;
+  // The recorder names the child's log <parent log>.<pid>; its lock goes beside it.
+  g_attachment.lock_fd = LockProcessFile(g_attachment.procs_dir, UniqueName());
+  if (g_attachment.lock_fd >= 0) StartWatcher();
+}
+
+RecorderOptions OptionsFromPage(const SessionPage& page, const std::string& log_path) {
+  RecorderOptions options;
+  options.log_path = log_path;
+  options.mode = static_cast<buffer::Mode>(page.mode);
+  options.buffer_bytes = page.buffer_bytes;
+  options.channels = Load(page.channels_on);
+  // One clock for every process and the kernel, so the daemon merges by timestamp.
+  options.clock = ClockChoice::kMonotonic;
+  if (page.filter_active != 0) {
+    for (uint32_t id = 0; id < 65536; ++id) {
+      if (page.allowed[id / 64] & (uint64_t{1} << (id % 64))) {
+        options.include_hooks.push_back(static_cast<uint16_t>(id));
+      }
+    }
+    if (options.include_hooks.empty()) options.exclude_hooks.push_back(0);
+  }
+  return options;
+}
+
+// Maps the page of channel `channel` when a session is running there.
+const SessionPage* MapRunningPage(const std::string& dir) {
+  auto fd = OpenPrivateFile(dir + "/page", O_RDONLY);
+  if (!fd) return nullptr;
+  struct stat st;
+  void* map = MAP_FAILED;
+  if (fstat(*fd, &st) == 0 && static_cast<size_t>(st.st_size) >= sizeof(SessionPage)) {
+    map = mmap(nullptr, sizeof(SessionPage), PROT_READ, MAP_SHARED, *fd, 0);
+  }
+  close(*fd);
+  if (map == MAP_FAILED) return nullptr;
+  auto* page = static_cast<const SessionPage*>(map);
+  if (page->magic == kSessionPageMagic && page->version == kSessionPageVersion &&
+      Load(page->state) == kSessionRunning &&
+      !(kill(static_cast<pid_t>(page->daemon_pid), 0) != 0 && errno == ESRCH)) {
+    return page;
+  }
+  munmap(map, sizeof(SessionPage));
+  return nullptr;
+}
+
+}  // namespace
+
+void AttachToSession() {
+  if (g_attachment.page != nullptr) return;
+  const std::string base = SessionBaseDir();
+  if (!CheckPrivateDir(base)) return;
+  for (unsigned channel = 0; channel < kSessionChannels; ++channel) {
+    const std::string dir = SessionChannelDir(base, channel);
+    const SessionPage* page = MapRunningPage(dir);
+    if (page == nullptr) continue;
+    if (page->daemon_pid == static_cast<uint32_t>(getpid())) {
+      munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
+      return;
+    }
+    const std::string procs = dir + "/procs";
+    if (!CheckPrivateDir(procs)) {
+      munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
+      continue;
+    }
+    const std::string name = UniqueName();
+    const int lock_fd = LockProcessFile(procs, name);
+    if (lock_fd < 0) {
+      munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
+      continue;
+    }
+    // This process owns its log: the recorder names the logs of its forked children LOG.<pid>.
+    setenv(kEnvLogOwner, std::to_string(getpid()).c_str(), 1);
+    if (auto started = Recorder::Get().Start(OptionsFromPage(*page, procs + "/" + name + ".trc"));
+        !started) {
+      std::fprintf(stderr, "rastrace: cannot join the trace session of channel %u: %s\n", channel,
+                   started.error().message.c_str());
+      flock(lock_fd, LOCK_UN);
+      close(lock_fd);
+      munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
+      return;
+    }
+    g_attachment = {page, procs, lock_fd};
+    pthread_atfork(nullptr, nullptr, ChildAfterFork);
+    StartWatcher();
+    return;
+  }
+}
+
+}  // namespace rastrace::recorder
