@@ -1,5 +1,6 @@
 #include "posix/process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -78,6 +79,29 @@ void CreateRegistry() {
   InitRegistryContents(*g_registry);
   g_seen_generation.store(g_registry->generation.load());
   g_registry_generation.store(&g_registry->generation, std::memory_order_release);
+}
+
+// Registries of processes that ended without running atexit (_exit, exec, a signal): removed by
+// the next process of the same user that starts, so /dev/shm does not fill up.
+void RemoveStaleRegistries() {
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return;
+  const std::string_view prefix = "rastrace-posix.";
+  while (dirent* entry = readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    char* end = nullptr;
+    long pid = std::strtol(entry->d_name + prefix.size(), &end, 10);
+    if (end == nullptr || *end != '\0' || pid <= 0) continue;
+    struct stat st {};
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid())
+      continue;
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::string shm_name = "/" + std::string(name);
+      shm_unlink(shm_name.c_str());
+    }
+  }
+  closedir(dir);
 }
 
 void RemoveRegistryAtExit() {
@@ -172,6 +196,7 @@ void AfterForkInChild() {
 
 __attribute__((constructor)) void InitTracedProcess() {
   g_pid = static_cast<int32_t>(getpid());
+  RemoveStaleRegistries();
   CreateRegistry();
   std::atexit(RemoveRegistryAtExit);
   pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
