@@ -1,0 +1,58 @@
+#include "export/process_table.h"
+
+#include <gtest/gtest.h>
+
+#include "event/format.h"
+#include "event/reader.h"
+#include "export/test_logs.h"
+
+namespace rastrace::exporter {
+namespace {
+
+ProcessTable TableOf(const testing::LogBuilder& log, int* changes = nullptr) {
+  auto reader = event::LogReader::FromBytes(log.bytes(), "t", {.reformat = false});
+  EXPECT_TRUE(reader.ok());
+  ProcessTable table;
+  event::Event e;
+  while (reader->Next(e) == event::ReadStatus::kEvent) {
+    if (table.Observe(e, reader->byte_order()) && changes != nullptr) ++*changes;
+  }
+  return table;
+}
+
+TEST(ExportProcessTable, ProcessExecAndThreadNameEventsFillTheTable) {
+  for (ByteOrder order : {ByteOrder::kLittle, ByteOrder::kBig}) {
+    testing::LogBuilder log(order);
+    log.Process(100, 1, 100, "/usr/bin/app")
+        .Process(100, 1, 101, "/usr/bin/app")
+        .ThreadName(101, "worker")
+        .Exec(100, "/usr/bin/app2")
+        .Hook(0x1230, 0, 100, 5, {1});
+    int changes = 0;
+    const ProcessTable table = TableOf(log, &changes);
+    EXPECT_EQ(changes, 4);
+    EXPECT_EQ(table.PidOf(101), 100u);
+    EXPECT_EQ(table.PidOf(100), 100u);
+    EXPECT_FALSE(table.PidOf(102).has_value());
+    EXPECT_EQ(table.ExecPath(100), "/usr/bin/app2");
+    EXPECT_EQ(table.ThreadName(101), "worker");
+    EXPECT_EQ(table.ThreadName(100), "");
+  }
+}
+
+TEST(ExportProcessTable, MalformedEventsAreIgnored) {
+  testing::LogBuilder log(ByteOrder::kLittle);
+  // A process event whose buffer is too short for ppid and tid, and a name whose length runs past
+  // its buffer.
+  log.Generic(event::kHookUtil, event::kUtilProcess, 0, 0, 100, "short", false)
+      .Generic(event::kHookUtil, event::kUtilThreadName, 0, 0, 5, std::string("\x50\x00xy", 4),
+               false);
+  int changes = 0;
+  const ProcessTable table = TableOf(log, &changes);
+  EXPECT_EQ(changes, 0);
+  EXPECT_EQ(table.ThreadName(5), "");
+  EXPECT_EQ(table.generation(), 0u);
+}
+
+}  // namespace
+}  // namespace rastrace::exporter
