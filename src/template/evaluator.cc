@@ -18,8 +18,8 @@ namespace {
 constexpr int kMaxSubroutineDepth = 10;  // seed 002 section VII
 // Work and output allowed per event: far above any real template, low enough that a loop count
 // read from a corrupt event ends quickly.
-constexpr uint64_t kMaxSteps = 200'000;
-constexpr size_t kMaxOutput = 256 * 1024;
+constexpr uint64_t kMaxSteps = 100'000;
+constexpr size_t kMaxOutput = 64 * 1024;
 constexpr size_t kMaxExprStack = 130;
 // The DATA_POINTER and BASE_POINTER stay far below this, so pointer arithmetic cannot wrap.
 constexpr uint64_t kMaxPointer = uint64_t{1} << 40;

@@ -932,7 +932,7 @@ bool Parser::Backquote(Seq& out, const Token& t) {
       i += 2;
       continue;
     }
-    if (!IsBlank(c) && (i == 0 || IsBlank(content[i - 1]))) {
+    if (!IsBlank(c) && c != '\\' && (i == 0 || IsBlank(content[i - 1]))) {
       size_t j = i;
       while (j < content.size() && !IsBlank(content[j]) && content[j] != '$' &&
              content[j] != '\\') {

@@ -2,6 +2,7 @@
 // each on its own so that one bad template never takes the rest of the file down.
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -21,14 +22,29 @@ std::string Diagnostic::ToString() const {
 }
 
 struct TemplateSet::Impl {
-  // Indexed by 16-bit id: Find is on the report's per-event path.
-  std::vector<std::unique_ptr<Template>> by_id = std::vector<std::unique_ptr<Template>>(65536);
+  // Find is on the report's per-event path: two loads, no hashing. Pages of 256 ids are allocated
+  // when a template in them is added, so an empty or small set costs little.
+  using Page = std::array<std::unique_ptr<Template>, 256>;
+  std::array<std::unique_ptr<Page>, 256> pages;
   size_t count = 0;
 
+  Template* Get(uint16_t id16) const {
+    const auto& page = pages[id16 >> 8];
+    return page ? (*page)[id16 & 0xFF].get() : nullptr;
+  }
   void Put(Template t) {
-    auto& slot = by_id[t.id16];
+    auto& page = pages[t.id16 >> 8];
+    if (!page) page = std::make_unique<Page>();
+    auto& slot = (*page)[t.id16 & 0xFF];
     if (!slot) ++count;
     slot = std::make_unique<Template>(std::move(t));
+  }
+  bool Erase(uint16_t id16) {
+    auto& page = pages[id16 >> 8];
+    if (!page || !(*page)[id16 & 0xFF]) return false;
+    (*page)[id16 & 0xFF].reset();
+    --count;
+    return true;
   }
 };
 
@@ -85,24 +101,23 @@ Result<size_t> TemplateSet::AddFile(const std::string& path, std::vector<Diagnos
 }
 
 const Template* TemplateSet::Find(uint16_t id16) const {
-  return impl_->by_id[id16].get();
+  return impl_->Get(id16);
 }
 
 std::vector<const Template*> TemplateSet::All() const {
   std::vector<const Template*> all;
   all.reserve(impl_->count);
-  for (const auto& t : impl_->by_id) {
-    if (t) all.push_back(t.get());
+  for (const auto& page : impl_->pages) {
+    if (!page) continue;
+    for (const auto& t : *page) {
+      if (t) all.push_back(t.get());
+    }
   }
   return all;
 }
 
 bool TemplateSet::Remove(uint16_t id16) {
-  auto& slot = impl_->by_id[id16];
-  if (!slot) return false;
-  slot.reset();
-  --impl_->count;
-  return true;
+  return impl_->Erase(id16);
 }
 
 size_t TemplateSet::size() const {
