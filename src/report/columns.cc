@@ -47,34 +47,45 @@ void AppendLeftDecimal(uint64_t value, size_t width, std::string& out) {
 }
 
 // A signed value printed as printf("%Wd.%0Fd", whole, fraction) would, keeping the sign of
-// values between -1 and 0 (which printf's %d of the whole part would lose).
-void AppendFixed(int64_t value, uint64_t unit, int whole_width, int fraction_digits,
-                 std::string& out) {
+// values between -1 and 0 (which printf's %d of the whole part would lose). Built right to left
+// in a small buffer: this runs for every event line.
+template <uint64_t unit, int fraction_digits>
+void AppendFixed(int64_t value, int whole_width, std::string& out) {
   bool negative = value < 0;
   uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   uint64_t whole = magnitude / unit;
   uint64_t fraction = magnitude % unit;
-  char digits[24];
-  int n = ToDigits(whole, digits);
-  int used = n + (negative ? 1 : 0);
-  if (used < whole_width) out.append(whole_width - used, ' ');
-  if (negative) out.push_back('-');
-  for (int i = n - 1; i >= 0; --i) out.push_back(digits[i]);
-  out.push_back('.');
-  n = ToDigits(fraction, digits);
-  if (n < fraction_digits) out.append(fraction_digits - n, '0');
-  for (int i = n - 1; i >= 0; --i) out.push_back(digits[i]);
+  char buffer[64];
+  char* end = buffer + sizeof buffer;
+  char* p = end;
+  for (int i = 0; i < fraction_digits; ++i) {
+    *--p = static_cast<char>('0' + fraction % 10);
+    fraction /= 10;
+  }
+  *--p = '.';
+  char* whole_end = p;
+  do {
+    *--p = static_cast<char>('0' + whole % 10);
+    whole /= 10;
+  } while (whole != 0);
+  if (negative) *--p = '-';
+  while (whole_end - p < whole_width) *--p = ' ';
+  out.append(p, end);
 }
 
 void AppendSignedDecimal(int64_t value, int width, std::string& out) {
   bool negative = value < 0;
   uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
-  char digits[24];
-  int n = ToDigits(magnitude, digits);
-  int used = n + (negative ? 1 : 0);
-  if (used < width) out.append(width - used, ' ');
-  if (negative) out.push_back('-');
-  for (int i = n - 1; i >= 0; --i) out.push_back(digits[i]);
+  char buffer[32];
+  char* end = buffer + sizeof buffer;
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+  } while (magnitude != 0);
+  if (negative) *--p = '-';
+  while (end - p < width) *--p = ' ';
+  out.append(p, end);
 }
 
 constexpr char kHexDigits[] = "0123456789ABCDEF";
@@ -124,17 +135,17 @@ void AppendTimeField(TimestampStyle style, int64_t elapsed_ns, int64_t delta_ns,
   const char* after_elapsed = timestamped ? "  " : "* ";
   switch (style) {
     case TimestampStyle::kElapsedAndDeltaMsec:  // %4d.%09d  %6d.%06d
-      AppendFixed(elapsed_ns, 1'000'000'000, 4, 9, out);
+      AppendFixed<1'000'000'000, 9>(elapsed_ns, 4, out);
       out += after_elapsed;
-      AppendFixed(delta_ns, 1'000'000, 6, 6, out);
+      AppendFixed<1'000'000, 6>(delta_ns, 6, out);
       out += "   ";
       return;
     case TimestampStyle::kElapsedUsec:  // %4d.%06d
-      AppendFixed(elapsed_ns / 1000, 1'000'000, 4, 6, out);
+      AppendFixed<1'000'000, 6>(elapsed_ns / 1000, 4, out);
       out += timestamped ? "   " : "*  ";
       return;
     case TimestampStyle::kElapsedAndDeltaUsec:  // %4d.%09d  %13d
-      AppendFixed(elapsed_ns, 1'000'000'000, 4, 9, out);
+      AppendFixed<1'000'000'000, 9>(elapsed_ns, 4, out);
       out += after_elapsed;
       AppendSignedDecimal(delta_ns / 1000, 13, out);
       out += "   ";

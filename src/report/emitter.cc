@@ -19,9 +19,16 @@ void Emitter::PrintColumnHeader() {
 }
 
 void Emitter::AppendLine(size_t indent, std::string_view line) {
-  out_.append(indent, ' ');
-  out_.append(line);
-  while (!out_.empty() && out_.back() == ' ') out_.pop_back();
+  size_t last = line.find_last_not_of(' ');
+  if (last == std::string_view::npos) {
+    // Nothing but blanks: drop the blanks of the prefix written before it too. The buffer is
+    // only flushed between events, so it ends at a line start or inside this line.
+    size_t keep = out_.find_last_not_of(' ');
+    out_.resize(keep == std::string::npos ? 0 : keep + 1);
+  } else {
+    out_.append(indent, ' ');
+    out_.append(line.substr(0, last + 1));
+  }
   out_.push_back('\n');
   ++lines_in_page_;
 }

@@ -7,24 +7,30 @@ namespace rastrace::report {
 Preparer::Preparer(const ReportOptions& options, EventSource& source)
     : source_(source), filter_(options) {}
 
+const Preparer::ThreadFacts& Preparer::Lookup(uint64_t tid) {
+  ProcessTable& processes = source_.processes();
+  uint64_t version = processes.version();
+  ThreadFacts& facts = threads_[(tid ^ (tid >> 6)) % threads_.size()];
+  if (facts.tid != tid || facts.version != version) {
+    facts.tid = tid;
+    facts.version = version;
+    facts.pid = processes.PidOfThread(tid);
+    facts.path = processes.PathOf(facts.pid);
+    facts.name = processes.ProcessName(facts.pid, tid);
+  }
+  return facts;
+}
+
 bool Preparer::Next(PreparedEvent& out) {
   while (source_.Next(sourced_)) {
     const event::Event& event = *sourced_.event;
-    ProcessTable& processes = source_.processes();
-    uint64_t version = processes.version();
-    if (sourced_.tid != cached_tid_ || version != cached_version_) {
-      cached_tid_ = sourced_.tid;
-      cached_version_ = version;
-      cached_pid_ = processes.PidOfThread(sourced_.tid);
-      cached_path_ = processes.PathOf(cached_pid_);
-      cached_name_ = processes.ProcessName(cached_pid_, sourced_.tid);
-    }
+    const ThreadFacts& thread = Lookup(sourced_.tid);
     if (event.hook_id != event::kHookHeader) {
       FilterFacts facts;
       facts.hook_id = event.hook_id;
-      facts.pid = cached_pid_;
+      facts.pid = thread.pid;
       facts.tid = sourced_.tid;
-      facts.exec_path = cached_path_;
+      facts.exec_path = thread.path;
       facts.elapsed_ns = sourced_.elapsed_ns;
       facts.wall_seconds = sourced_.wall_seconds;
       if (!filter_.Accepts(facts)) continue;
@@ -37,10 +43,10 @@ bool Preparer::Next(PreparedEvent& out) {
     out.line_no = ++line_no_;
     out.elapsed_ns = sourced_.elapsed_ns;
     out.timestamped = sourced_.timestamped;
-    out.pid = cached_pid_;
+    out.pid = thread.pid;
     out.tid = sourced_.tid;
-    out.exec_path = cached_path_;
-    out.process_name = cached_name_.empty() ? std::string_view("-") : cached_name_;
+    out.exec_path = thread.path;
+    out.process_name = thread.name.empty() ? std::string_view("-") : thread.name;
     out.total_cpus = source_.total_cpus();
     out.traced_cpus = source_.traced_cpus();
     return true;

@@ -2,6 +2,7 @@
 // process name, report line number) and applies the filters. The 003 header is never filtered.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "report/event_source.h"
@@ -21,12 +22,17 @@ class Preparer {
   EventFilter filter_;
   SourcedEvent sourced_;
   uint64_t line_no_ = 0;
-  // The last thread looked up: consecutive events of one thread are the common case.
-  uint64_t cached_tid_ = ~uint64_t{0};
-  uint64_t cached_version_ = ~uint64_t{0};
-  uint64_t cached_pid_ = 0;
-  std::string_view cached_path_;
-  std::string_view cached_name_;
+  // Recently seen threads: events of a few threads interleave, and the process table (behind a
+  // lock) changes rarely. Direct-mapped by tid; an entry is valid for one table version.
+  struct ThreadFacts {
+    uint64_t tid = ~uint64_t{0};
+    uint64_t version = ~uint64_t{0};
+    uint64_t pid = 0;
+    std::string_view path;
+    std::string_view name;
+  };
+  const ThreadFacts& Lookup(uint64_t tid);
+  std::array<ThreadFacts, 64> threads_{};
 };
 
 }  // namespace rastrace::report
