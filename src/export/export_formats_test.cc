@@ -15,6 +15,7 @@
 #include "export/export_run.h"
 #include "export/exporter.h"
 #include "export/table_exporters.h"
+#include "export/template_text.h"
 #include "export/test_logs.h"
 
 namespace rastrace::exporter {
@@ -244,6 +245,37 @@ TEST(ExportJsonLines, RoundTripKeepsEveryFieldOfEveryEvent) {
   }
   EXPECT_FALSE(std::getline(lines, line)) << "extra line " << line;
   EXPECT_EQ(seq, 16u);
+}
+
+// The text column comes from the default template file through src/template's Evaluator.
+TEST(ExportJsonLines, TextColumnHoldsWhatTheTemplateGivesEachEvent) {
+  if (!TemplatesAvailable()) GTEST_SKIP() << "built without the template part";
+  const std::string trcfmt = std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt";
+  std::vector<std::string> diagnostics;
+  auto templates = TemplateText::Load(trcfmt, diagnostics);
+  ASSERT_TRUE(templates.ok()) << templates.error().message;
+  TempDir dir;
+  SampleLog().WriteTo(dir.File("a.trc"));
+  auto stream = MergedStream::Open(std::vector<std::string>{dir.File("a.trc")});
+  ASSERT_TRUE(stream.ok());
+  auto exporter = CreateExporter(Format::kJsonl, dir.File("a.jsonl"), {.stream = &stream.value()});
+  ASSERT_TRUE(exporter.ok());
+  ASSERT_TRUE(RunExport(*stream, **exporter, templates->get()).ok());
+  std::istringstream lines(ReadFile(dir.File("a.jsonl")));
+  int trace_on = 0;
+  int with_text = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const Json row = ParseJson(line);
+    ASSERT_FALSE(row["text"].is_null()) << line;
+    if (!row["text"].str().empty()) ++with_text;
+    if (row["hook"].str() == "0010") {
+      ++trace_on;
+      EXPECT_EQ(row["label"].str(), "TRACE ON");
+      EXPECT_NE(row["text"].str().find("channel"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(trace_on, 1);
+  EXPECT_GT(with_text, 1);
 }
 
 }  // namespace

@@ -10,6 +10,14 @@ namespace {
 constexpr uint16_t kHookSyscallEntry = 0x1010;
 constexpr uint16_t kHookSyscallReturn = 0x1040;
 
+// POSIX trace events (src/posix/log_format.h): hook 0FF1, subhook = the event type id, where
+// <trace.h> numbers START 0, STOP 1, OVERFLOW 2 and RESUME 3.
+constexpr uint16_t kHookPosixEvent = 0x0FF1;
+constexpr uint16_t kPosixStart = 0;
+constexpr uint16_t kPosixStop = 1;
+constexpr uint16_t kPosixOverflow = 2;
+constexpr uint16_t kPosixResume = 3;
+
 uint64_t KeyOf(const PairRule& rule, const HookMatch& match, const event::Event& e) {
   switch (rule.key) {
     case PairKey::kNone:
@@ -35,6 +43,16 @@ std::vector<PairRule> DefaultPairRules() {
        {kHookSyscallEntry},
        {kHookSyscallReturn},
        PairScope::kThread,
+       PairKey::kNone},
+      {"posix trace running",
+       {kHookPosixEvent, kPosixStart, 0xFFFF},
+       {kHookPosixEvent, kPosixStop, 0xFFFF},
+       PairScope::kGlobal,
+       PairKey::kNone},
+      {"posix trace overflow",
+       {kHookPosixEvent, kPosixOverflow, 0xFFFF},
+       {kHookPosixEvent, kPosixResume, 0xFFFF},
+       PairScope::kGlobal,
        PairKey::kNone},
   };
 }

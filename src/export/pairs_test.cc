@@ -34,6 +34,15 @@ TEST(ExportPairs, DefaultTablePairsTraceOnOffByChannelAndSystemCalls) {
   EXPECT_EQ(entry->rule, exit->rule);
   EXPECT_EQ(table.rule(entry->rule).scope, PairScope::kThread);
   EXPECT_FALSE(table.Find(Hook(0x1230, 0)).has_value());
+
+  // POSIX trace: 0FF1 with the START (0) / STOP (1) event type ids; other types are not paired.
+  const auto start = table.Find(Hook(0x0FF1, 0));
+  const auto stop = table.Find(Hook(0x0FF1, 1));
+  ASSERT_TRUE(start && stop);
+  EXPECT_TRUE(start->begins);
+  EXPECT_FALSE(stop->begins);
+  EXPECT_EQ(start->rule, stop->rule);
+  EXPECT_FALSE(table.Find(Hook(0x0FF1, 7)).has_value());
 }
 
 // Rules of the kinds the POSIX and dyntrace parts will add: a generic START/STOP pair told apart by
