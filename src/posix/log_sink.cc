@@ -78,7 +78,7 @@ void LogSink::Run() {
       timespec deadline = RealtimeAfterMs(100);
       FutexWait(s_.flush_request, 0, &deadline);
     }
-    if (s_.flush_request.exchange(0, std::memory_order_acq_rel) != 0) Flush();
+    if (s_.flush_request.exchange(0, std::memory_order_acq_rel) != 0) Flush(/*last=*/false);
   }
 }
 
@@ -88,7 +88,7 @@ void LogSink::Finish() {
   stop_.store(true, std::memory_order_release);
   FutexWakeAll(s_.flush_request);
   if (thread_.joinable()) thread_.join();
-  Flush();
+  Flush(/*last=*/true);
   StatusRecord status;
   status.stream_overrun = s_.stream_overrun.load();
   status.log_overrun = s_.log_overrun.load();
@@ -116,21 +116,24 @@ void LogSink::AddEvent(const EventRecord& e) {
   batch_sizes_.push_back(batch_.size() - before);
 }
 
-void LogSink::Flush() {
+void LogSink::Flush(bool last) {
   std::lock_guard lock(read_mutex_);
   s_.flush_status.store(POSIX_TRACE_FLUSHING);
-  EventRecord marker;
-  marker.event_id = POSIX_TRACE_FLUSH_START;
-  marker.realtime_ns = RealtimeNs();
-  AddEvent(marker);
+  // FLUSH_START goes through the stream, so the log stays in time order: it is the newest event
+  // of this flush. FLUSH_STOP opens the next flush, or ends the log.
+  RecordSystemEvent(s_, POSIX_TRACE_FLUSH_START, nullptr, 0);
   EventRecord e;
   while (reader_.TryTake(e)) AddEvent(e);
-  marker.event_id = POSIX_TRACE_FLUSH_STOP;
-  marker.realtime_ns = RealtimeNs();
-  AddEvent(marker);
+  if (last) {
+    EventRecord stop;
+    stop.event_id = POSIX_TRACE_FLUSH_STOP;
+    stop.realtime_ns = RealtimeNs();
+    AddEvent(stop);
+  }
   Commit();
   s_.lost_in_flush.store(0, std::memory_order_relaxed);
   s_.flush_status.store(POSIX_TRACE_NOT_FLUSHING);
+  if (!last) RecordSystemEvent(s_, POSIX_TRACE_FLUSH_STOP, nullptr, 0);
 }
 
 void LogSink::Commit() {

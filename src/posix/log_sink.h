@@ -36,7 +36,7 @@ class LogSink {
 
  private:
   void Run();
-  void Flush();
+  void Flush(bool last);
   void AddEvent(const EventRecord& e);
   void Commit();
   bool WriteAll(const uint8_t* data, size_t size);

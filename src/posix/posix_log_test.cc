@@ -353,15 +353,21 @@ TEST(Log, TrcrptFormatsAPosixLog) {
   trace_id_t trid;
   RecordIntoLog(log.fd(), POSIX_TRACE_APPEND, 1 << 20, 3, trid);
   ASSERT_EQ(posix_trace_shutdown(trid), 0);
-  std::string templates = std::string(RASTRACE_SOURCE_DIR) + "/templates/posix.trcfmt";
+  // The default templates with the POSIX ones appended (until they are merged into trcfmt).
+  std::string source = RASTRACE_SOURCE_DIR;
+  std::string templates = log.path() + ".trcfmt";
   std::string out = log.path() + ".txt";
-  std::string command =
-      trcrpt + " -O pid=on,tid=on -t " + templates + " " + log.path() + " > " + out + " 2>&1";
+  std::string command = "cat " + source + "/templates/trcfmt " + source +
+                        "/templates/posix.trcfmt > " + templates + " && " + trcrpt +
+                        " -O pid=on,tid=on -t " + templates + " " + log.path() + " > " + out +
+                        " 2>&1";
   int rc = std::system(command.c_str());
   std::ifstream in(out);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   unlink(out.c_str());
+  unlink(templates.c_str());
   EXPECT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("POSIX_TRACE_START"), std::string::npos) << text;
   EXPECT_NE(text.find("log.policy"), std::string::npos) << text;
   EXPECT_NE(text.find(std::to_string(getpid())), std::string::npos) << text;
 }
