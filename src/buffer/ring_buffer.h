@@ -44,13 +44,24 @@ class RingBuffer {
   // Reserves `words` words for one event at *position. False when the event does not fit in this
   // mode; the event is then counted as lost.
   bool Reserve(size_t words, uint64_t* position) {
-    const uint64_t head = producer_.head;
-    if (head + words - producer_.cached_tail > producer_.capacity_words) [[unlikely]] {
+    if (!FitsCached(words)) [[unlikely]] {
       if (!MakeRoom(words)) return false;
     }
-    *position = head;
+    *position = producer_.head;
     return true;
   }
+  // The inline half of Reserve: true when `words` fit before the consumer position last seen.
+  // When false, MakeRoom decides (refresh, drop, stop or overwrite).
+  bool FitsCached(size_t words) const {
+    return producer_.head + words - producer_.cached_tail <= producer_.capacity_words;
+  }
+  // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
+  bool MakeRoom(size_t words);
+  // Where the next event starts, and the storage: for hot paths that store words themselves
+  // (word i of the event at data()[(position + i) & mask()]) and then Publish.
+  uint64_t position() const { return producer_.head; }
+  uint64_t* data() const { return producer_.data; }
+  uint64_t mask() const { return producer_.mask; }
   void Put(uint64_t position, uint64_t word) { producer_.data[position & producer_.mask] = word; }
   // Stores `length` bytes from `position` on, the last word zero-padded.
   void PutBytes(uint64_t position, const void* bytes, size_t length);
@@ -88,9 +99,6 @@ class RingBuffer {
   void Reset(size_t capacity_bytes, Mode mode);
 
  private:
-  // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
-  bool MakeRoom(size_t words);
-
   struct alignas(kCacheLine) Producer {
     uint64_t head = 0;         // next word to write; published in shared_.head
     uint64_t cached_tail = 0;  // last consumer position seen

@@ -41,28 +41,52 @@ namespace {
   return g_filter_active && !g_filter_allowed.test(hkwd >> 16);
 }
 
+// Stores the words of a TRCHKLn(T) event at `at` (room is known to be there) and publishes it.
+// The storage, mask and thread id are copied to locals first so that the stores, which the
+// compiler must assume may alias the ring object, do not force them to be reloaded.
 template <bool kTimestamp, class... Words>
-[[gnu::always_inline]] inline void Record(uint32_t hkwd, Words... words) {
-  if (Filtered(hkwd)) [[unlikely]]
-    return;
-  buffer::RingBuffer* ring = CurrentRing();
-  if (ring == nullptr) [[unlikely]]
-    return;
+[[gnu::always_inline]] inline void StoreWords(buffer::RingBuffer* ring, uint64_t at,
+                                              uint64_t timestamp, uint32_t hkwd, Words... words) {
   constexpr size_t kData = sizeof...(Words);
-  constexpr size_t kTotal = 2 + kData + (kTimestamp ? 1 : 0);
+  uint64_t* const data = ring->data();
+  const uint64_t mask = ring->mask();
+  const uint64_t thread_id = ring->thread_id();
+  data[at & mask] = buffer::MakeHookword(kTimestamp ? event::kFlagTimestamp : 0,
+                                         static_cast<uint16_t>(kData * 8), hkwd);
+  uint64_t slot = at + 1;
+  ((data[slot++ & mask] = static_cast<uint64_t>(words)), ...);
+  data[(at + 1 + kData) & mask] = thread_id;
+  if constexpr (kTimestamp) data[(at + 2 + kData) & mask] = timestamp;
+  ring->Publish(at + 2 + kData + (kTimestamp ? 1 : 0));
+}
+
+// Everything the fast path leaves out: filters, the monotonic clock, registering the thread, a
+// ring that looks full.
+template <bool kTimestamp, class... Words>
+[[gnu::noinline]] void RecordSlow(uint32_t hkwd, Words... words) {
+  if (Filtered(hkwd)) return;
+  buffer::RingBuffer* ring = CurrentRing();
+  if (ring == nullptr) return;
+  constexpr size_t kTotal = 2 + sizeof...(Words) + (kTimestamp ? 1 : 0);
   const uint64_t timestamp = kTimestamp ? Now() : 0;
   uint64_t at = 0;
-  if (!ring->Reserve(kTotal, &at)) [[unlikely]] {
-    Dropped(ring);
-    return;
+  if (!ring->Reserve(kTotal, &at)) return Dropped(ring);
+  StoreWords<kTimestamp>(ring, at, timestamp, hkwd, words...);
+}
+
+// The fast path has no calls but tail calls, so it saves no registers: TLS load, one flag test,
+// rdtsc, the capacity test, the stores, the release store.
+template <bool kTimestamp, class... Words>
+[[gnu::always_inline]] inline void Record(uint32_t hkwd, Words... words) {
+  buffer::RingBuffer* ring = t_ring;
+  if (ring == nullptr || !g_fast_hooks) [[unlikely]] {
+    return RecordSlow<kTimestamp>(hkwd, words...);
   }
-  ring->Put(at, buffer::MakeHookword(kTimestamp ? event::kFlagTimestamp : 0,
-                                     static_cast<uint16_t>(kData * 8), hkwd));
-  uint64_t slot = at + 1;
-  ((ring->Put(slot++, static_cast<uint64_t>(words))), ...);
-  ring->Put(at + 1 + kData, ring->thread_id());
-  if constexpr (kTimestamp) ring->Put(at + 2 + kData, timestamp);
-  ring->Publish(at + kTotal);
+  constexpr size_t kTotal = 2 + sizeof...(Words) + (kTimestamp ? 1 : 0);
+  const uint64_t timestamp = kTimestamp ? __rdtsc() : 0;
+  if (!ring->FitsCached(kTotal)) [[unlikely]]
+    return RecordSlow<kTimestamp>(hkwd, words...);
+  StoreWords<kTimestamp>(ring, ring->position(), timestamp, hkwd, words...);
 }
 
 template <bool kTimestamp>

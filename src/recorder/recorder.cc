@@ -22,6 +22,7 @@ uint32_t rastrace_channel_mask = 0;
 namespace rastrace::recorder {
 
 bool g_filter_active = false;
+bool g_fast_hooks = false;
 std::bitset<65536> g_filter_allowed;
 
 namespace {
@@ -156,6 +157,7 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   // The trace's own hooks are never filtered out.
   g_filter_allowed.set(event::kHookTraceOn);
   g_filter_allowed.set(event::kHookTraceOff);
+  g_fast_hooks = g_clock_is_tsc && !g_filter_active;
 
   {
     std::lock_guard lock(slots_mutex_);

@@ -31,6 +31,8 @@ namespace rastrace::recorder {
 // are turned on; read by every hook.
 extern bool g_filter_active;
 extern std::bitset<65536> g_filter_allowed;
+// The TSC is the clock and no filter is active: hooks may take their fast path.
+extern bool g_fast_hooks;
 
 // Sets the calling thread's ring (the initial-exec TLS pointer the hooks use). In hooks.cc.
 void SetThreadRing(buffer::RingBuffer* ring);

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Side by side: the time per event of rastrace hooks and of LTTng-UST tracepoints recording the
+# same data in the same run (five integers; a 64-byte buffer), with buffers large enough that
+# neither discards anything (checked). Prints ns/event for each and the ratio LTTng / rastrace.
+#
+#   bench/lttng_compare.sh [BUILD_DIR]      (default: build; needs lib/librastrace.so and
+#                                            bin/rastrace from that build)
+# Installs lttng-tools and liblttng-ust-dev with apt-get when they are missing. Not part of the
+# test suite: the figures go to docs/performance.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=$(cd "${1:-build}" && pwd)
+events=${EVENTS:-1000000}
+runs=${RUNS:-5}
+
+if ! command -v lttng >/dev/null || ! [ -e /usr/include/lttng/tracepoint.h ]; then
+  echo "installing lttng-tools and liblttng-ust-dev"
+  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get install -y --no-install-recommends lttng-tools liblttng-ust-dev >/dev/null
+fi
+for f in "$build/lib/librastrace.so" "$build/bin/rastrace"; do
+  [ -e "$f" ] || { echo "missing $f: build rastrace first" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+sessiond_pid=""
+cleanup() {
+  if [ -n "$sessiond_pid" ]; then
+    LTTNG_HOME=$work lttng destroy -a >/dev/null 2>&1 || true
+    kill "$sessiond_pid" 2>/dev/null || true
+    wait "$sessiond_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# --- the two programs: the same loops, timed the same way ---------------------------------------
+cat >"$work/tp.h" <<'TP'
+#undef TRACEPOINT_PROVIDER
+#define TRACEPOINT_PROVIDER rastrace_bench
+#undef TRACEPOINT_INCLUDE
+#define TRACEPOINT_INCLUDE "./tp.h"
+#if !defined(RASTRACE_BENCH_TP_H) || defined(TRACEPOINT_HEADER_MULTI_READ)
+#define RASTRACE_BENCH_TP_H
+#include <lttng/tracepoint.h>
+TRACEPOINT_EVENT(rastrace_bench, five_ints,
+  TP_ARGS(long, a, long, b, long, c, long, d, long, e),
+  TP_FIELDS(ctf_integer(long, a, a) ctf_integer(long, b, b) ctf_integer(long, c, c)
+            ctf_integer(long, d, d) ctf_integer(long, e, e)))
+TRACEPOINT_EVENT(rastrace_bench, bytes64,
+  TP_ARGS(long, w, const unsigned char*, buf, unsigned int, len),
+  TP_FIELDS(ctf_integer(long, w, w) ctf_sequence(unsigned char, buf, buf, unsigned int, len)))
+#endif
+#include <lttng/tracepoint-event.h>
+TP
+
+cat >"$work/common.h" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+static const unsigned char payload[64] = "sixty-four bytes of payload, the same for rastrace and lttng..";
+C
+
+cat >"$work/lttng_prog.c" <<'C'
+#define TRACEPOINT_DEFINE
+#define TRACEPOINT_CREATE_PROBES
+#include "tp.h"
+#include "common.h"
+int main(int argc, char** argv) {
+  long n = atol(argv[1]);
+  double t0 = now_ns();
+  for (long i = 0; i < n; i++) tracepoint(rastrace_bench, five_ints, i, 2, 3, 4, 5);
+  double t1 = now_ns();
+  for (long i = 0; i < n; i++) tracepoint(rastrace_bench, bytes64, i, payload, 64);
+  double t2 = now_ns();
+  printf("%.2f %.2f\n", (t1 - t0) / n, (t2 - t1) / n);
+  return 0;
+}
+C
+
+cat >"$work/rastrace_prog.c" <<'C'
+#include <rastrace/trchk.h>
+#include "common.h"
+int main(int argc, char** argv) {
+  long n = atol(argv[1]);
+  double t0 = now_ns();
+  for (long i = 0; i < n; i++) TRCHKL5T(0x01200000, i, 2, 3, 4, 5);
+  double t1 = now_ns();
+  for (long i = 0; i < n; i++) TRCGENT(0, 0x01400000, i, 64, payload);
+  double t2 = now_ns();
+  printf("%.2f %.2f\n", (t1 - t0) / n, (t2 - t1) / n);
+  return 0;
+}
+C
+
+cc -O2 -I"$work" -o "$work/lttng_prog" "$work/lttng_prog.c" -llttng-ust -ldl
+cc -O2 -I"$root/include" -o "$work/rastrace_prog" "$work/rastrace_prog.c" \
+  -L"$build/lib" -Wl,-rpath,"$build/lib" -lrastrace
+
+# --- LTTng: a user-mode session daemon of our own, big sub-buffers ----------------------------
+export LTTNG_HOME=$work
+lttng-sessiond --no-kernel >"$work/sessiond.log" 2>&1 &
+sessiond_pid=$!
+for _ in $(seq 50); do lttng list >/dev/null 2>&1 && break; sleep 0.1; done
+
+# 2 x 5 fields and a 64-byte sequence per event at most ~120 bytes: 4 x 64 MiB per CPU holds
+# every event of a run without overwriting or discarding.
+subbuf=64M
+nsubbuf=4
+lttng_total=(0 0)
+rastrace_total=(0 0)
+for run in $(seq "$runs"); do
+  lttng create bench --output="$work/lttng-trace-$run" >/dev/null
+  lttng enable-channel --userspace --subbuf-size=$subbuf --num-subbuf=$nsubbuf --discard big \
+    >/dev/null
+  lttng enable-event --userspace --channel=big 'rastrace_bench:*' >/dev/null
+  lttng start >/dev/null
+  read -r l5 lgen < <("$work/lttng_prog" "$events")
+  stop_out=$(lttng stop 2>&1)
+  lttng destroy >/dev/null
+  if grep -qi discarded <<<"$stop_out"; then
+    echo "LTTng discarded events in run $run: $stop_out" >&2
+    exit 1
+  fi
+  recorded=$(babeltrace2 "$work/lttng-trace-$run" 2>/dev/null | wc -l)
+  if [ "$recorded" -ne $((2 * events)) ]; then
+    echo "LTTng recorded $recorded events, expected $((2 * events))" >&2
+    exit 1
+  fi
+
+  log="$work/rastrace-$run.log"
+  read -r r5 rgen < <("$build/bin/rastrace" record -o "$log" -T 256M -- "$work/rastrace_prog" \
+    "$events")
+  lost=$("$build/bin/rastrace" dump "$log" | grep -c 'ID 0060' || true)
+  written=$("$build/bin/rastrace" dump "$log" | grep -cE 'ID 01[24]0' || true)
+  if [ "$lost" -ne 0 ] || [ "$written" -ne $((2 * events)) ]; then
+    echo "rastrace wrote $written events ($lost loss events), expected $((2 * events))" >&2
+    exit 1
+  fi
+  printf 'run %d: five integers: lttng %6.2f ns  rastrace %6.2f ns | 64 bytes: lttng %6.2f ns  rastrace %6.2f ns\n' \
+    "$run" "$l5" "$r5" "$lgen" "$rgen"
+  lttng_total=($(echo "${lttng_total[0]} + $l5" | bc -l) $(echo "${lttng_total[1]} + $lgen" | bc -l))
+  rastrace_total=($(echo "${rastrace_total[0]} + $r5" | bc -l) $(echo "${rastrace_total[1]} + $rgen" | bc -l))
+  rm -rf "$work/lttng-trace-$run" "$log"
+done
+
+avg() { echo "scale=2; $1 / $runs" | bc -l; }
+l5=$(avg "${lttng_total[0]}"); r5=$(avg "${rastrace_total[0]}")
+lg=$(avg "${lttng_total[1]}"); rg=$(avg "${rastrace_total[1]}")
+echo
+echo "mean of $runs runs, $events events each, nothing discarded by either:"
+printf 'five integers (TRCHKL5T vs tracepoint, 5 x ctf_integer):  lttng %s ns  rastrace %s ns  ratio %.1fx\n' \
+  "$l5" "$r5" "$(echo "$l5 / $r5" | bc -l)"
+printf '64-byte buffer (TRCGENT vs tracepoint, ctf_sequence):     lttng %s ns  rastrace %s ns  ratio %.1fx\n' \
+  "$lg" "$rg" "$(echo "$lg / $rg" | bc -l)"
