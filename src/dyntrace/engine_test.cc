@@ -1,0 +1,444 @@
+// Both engines against the example programs: every kind of tracepoint and data statement, the
+// traced program's own output, attach and detach while it runs, and four threads.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "dyntrace/elf_module.h"
+#include "dyntrace/launcher.h"
+#include "dyntrace/ptrace_engine.h"
+#include "dyntrace/resolver.h"
+#include "dyntrace/test_support.h"
+#include "dyntrace/uprobe_engine.h"
+
+namespace rastrace::dyntrace {
+namespace {
+
+using testing::CollectedHit;
+using testing::CollectingSink;
+using testing::LoadLe;
+using testing::MarkerLine;
+using testing::ParseModule;
+using testing::ReadAll;
+using testing::TestProgram;
+
+enum class Engine { kPtrace, kUprobe };
+
+std::string SampleTsf(const std::string& modname) {
+  return fmt::format(R"(MODNAME = {}
+MAJOR = 0x64
+MAXDATALENGTH = 200
+TYPELIST NAME=PRE,ID=1, NAME=API,ID=128, NAME=POST,ID=0x8000
+GROUPLIST NAME=DOS,ID=0x2B, NAME=MEM,ID=2
+TRACE MINOR=0x0001, TP=.DosOpen, TYPE=(PRE,API), GROUP=DOS,
+      DESC="DosOpen Pre-Invocation",
+      FMT="ESI = %F  RDI = %Q",
+      FMT="FileName = %P%S",
+      FMT="Request = %P%U",
+      REGS=(ESI,RDI),
+      ASCIIZ32=(.FileName,DIRECT,128),
+      MEM32=(RSI,DIRECT,16)
+TRACE MINOR=0x0002, TP=.DosOpen+4, TYPE=API, GROUP=MEM, REGS=(RSP,RBP)
+TRACE MINOR=0x7001, TP=@sample.c,{}, TYPE=API, GROUP=DOS, MEM32=(.handle,DIRECT,2)
+TRACE MINOR=0x8001, TP=.DosOpenC,RETEP, TYPE=(API,POST), GROUP=DOS,
+      REGS=(EAX),
+      MEM32=(.retcode,DIRECT,2),
+      LEN=(var_struct+2,DIRECT),
+      MEM32=(.var_struct,DIRECT,LEN)
+TRACE MINOR=0x0003, TP=.DosOpenC, TYPE=PRE, GROUP=MEM,
+      MEM32=(.bad_pointer,INDIRECT,8), MEM32=(.retcode,DIRECT,2)
+TRACE MINOR=0x0004, TP=.DosOpenC, TYPE=PRE, GROUP=MEM, MEM32=(.current_request,INDIRECT,16)
+)",
+                     modname, MarkerLine("sample.c", "after_createhandle"));
+}
+
+int g_child_status = 0;
+bool ChildAlive(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == pid) {
+    g_child_status = status;
+    return false;
+  }
+  return true;
+}
+
+// Runs `argv` from its start under `engine` with the tracepoints of `tsf_text`; returns the
+// program's standard output.
+struct TracedRun {
+  CollectingSink sink;
+  std::string output;
+  int status = -1;
+  std::vector<CompiledTracepoint> compiled;
+};
+
+void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv, Engine engine,
+               TracedRun& run, const Selection& selection = {}) {
+  tsf::Module module = ParseModule(tsf_text);
+  ASSERT_FALSE(module.tracepoints.empty());
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  auto child = LaunchStopped(argv, pipe_fds[1]);
+  close(pipe_fds[1]);
+  ASSERT_TRUE(child) << child.error().message;
+  auto selected = SelectTracepoints(module, selection);
+  ASSERT_TRUE(selected) << selected.error().message;
+  auto maps = ReadMaps(*child);
+  ASSERT_TRUE(maps);
+  auto compiled = ResolveTracepoints(module, *selected, *child, *maps, argv[0]);
+  if (!compiled) {
+    kill(*child, SIGKILL);
+    waitpid(*child, nullptr, 0);
+    FAIL() << compiled.error().message;
+  }
+  run.compiled = *compiled;
+  std::atomic<bool> stop{false};
+  if (engine == Engine::kPtrace) {
+    auto attached = PtraceEngine::Attach(*child, *compiled, run.sink, true);
+    ASSERT_TRUE(attached) << attached.error().message;
+    bool exited = false;
+    auto ran = (*attached)->Run(stop, run.status, exited);
+    ASSERT_TRUE(ran) << ran.error().message;
+    EXPECT_TRUE(exited);
+  } else {
+    auto attached = UprobeEngine::Attach(*child, *compiled, run.sink);
+    ASSERT_TRUE(attached) << attached.error().message;
+    ptrace(PTRACE_DETACH, *child, nullptr, nullptr);
+    auto ran = (*attached)->Run(stop, ChildAlive);
+    ASSERT_TRUE(ran) << ran.error().message;
+    run.status = g_child_status;
+  }
+  run.output = ReadAll(pipe_fds[0]);
+  close(pipe_fds[0]);
+}
+
+std::string RunPlain(const std::vector<std::string>& argv) {
+  int pipe_fds[2];
+  EXPECT_EQ(pipe(pipe_fds), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(pipe_fds[1], 1);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  std::string output = ReadAll(pipe_fds[0]);
+  close(pipe_fds[0]);
+  waitpid(child, nullptr, 0);
+  return output;
+}
+
+class PtraceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason = testing::PtraceUnavailableReason();
+    if (!reason.empty()) GTEST_SKIP() << reason;
+  }
+};
+
+class UprobeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason = testing::PtraceUnavailableReason();
+    if (reason.empty()) reason = testing::UprobeUnavailableReason();
+    if (!reason.empty()) GTEST_SKIP() << reason;
+  }
+};
+
+void CheckSampleHits(const TracedRun& run, int iterations, const std::string& program) {
+  // .DosOpen: ESI (low half of the request pointer), RDI (the file name), the string, and the
+  // request structure through RSI.
+  auto entries = run.sink.OfMinor(0x0001);
+  ASSERT_EQ(entries.size(), static_cast<size_t>(iterations));
+  const CompiledTracepoint& first = run.compiled[0];
+  uint64_t file_name = first.data[1].address.base_address;
+  for (const CollectedHit& hit : entries) {
+    const std::vector<uint8_t>& d = hit.data;
+    ASSERT_EQ(d.size(), 4u + 8u + 3u + 10u + 3u + 16u) << program;
+    EXPECT_EQ(LoadLe(d, 4, 8), file_name);
+    EXPECT_EQ(d[12], 0);
+    EXPECT_EQ(LoadLe(d, 13, 2), 10u);
+    EXPECT_EQ(std::string(d.begin() + 15, d.begin() + 25), "CONFIG.SYS");
+    EXPECT_EQ(d[25], 0);
+    EXPECT_EQ(LoadLe(d, 26, 2), 16u);
+    EXPECT_EQ(LoadLe(d, 28, 4), 0x40u);  // flags
+    EXPECT_EQ(LoadLe(d, 32, 2), 2u);     // mode
+    EXPECT_EQ(LoadLe(d, 34, 2), 16u);    // size
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(d.data() + 36)), "REQTAG1");
+  }
+  // .DosOpen+4: after push %rbp; mov %rsp,%rbp the two are equal.
+  auto offset = run.sink.OfMinor(0x0002);
+  ASSERT_EQ(offset.size(), static_cast<size_t>(iterations));
+  for (const CollectedHit& hit : offset) {
+    ASSERT_EQ(hit.data.size(), 16u);
+    EXPECT_EQ(LoadLe(hit.data, 0, 8), LoadLe(hit.data, 8, 8));
+  }
+  // @sample.c,line: the handle just created.
+  auto line = run.sink.OfMinor(0x7001);
+  ASSERT_EQ(line.size(), static_cast<size_t>(iterations));
+  for (const CollectedHit& hit : line) {
+    EXPECT_EQ(hit.data, (std::vector<uint8_t>{0, 2, 0, 12, 0}));
+  }
+  // RETEP: the return value, retcode and the variable-length structure of this call.
+  auto returns = run.sink.OfMinor(0x8001);
+  ASSERT_EQ(returns.size(), static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    std::vector<uint8_t> expected = {0x00, 0x01, 0, 0,  // EAX = 0x100 + i
+                                     0,    2,    0, 0x00, 0x01, 0, 6, 0, 0xAB, 0xCD, 6, 0, 0, 0x22};
+    expected[0] = static_cast<uint8_t>(i);
+    expected[7] = static_cast<uint8_t>(i);
+    expected[16] = static_cast<uint8_t>(i);
+    EXPECT_EQ(returns[i].data, expected) << "call " << i;
+  }
+  // A bad pointer: status 2 and the pointer, and nothing after it.
+  auto bad = run.sink.OfMinor(0x0003);
+  ASSERT_EQ(bad.size(), static_cast<size_t>(iterations));
+  for (const CollectedHit& hit : bad) {
+    EXPECT_EQ(hit.data, (std::vector<uint8_t>{2, 8, 0, 0x10, 0, 0, 0, 0, 0, 0, 0}));
+    EXPECT_TRUE(hit.built.faulted);
+  }
+  // A structure through a pointer variable.
+  auto request = run.sink.OfMinor(0x0004);
+  ASSERT_EQ(request.size(), static_cast<size_t>(iterations));
+  for (const CollectedHit& hit : request) {
+    ASSERT_EQ(hit.data.size(), 19u);
+    EXPECT_EQ(LoadLe(hit.data, 3, 4), 0x40u);
+  }
+}
+
+TEST_F(PtraceTest, RecordsEveryKindOfTracepointInAPieExecutable) {
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample"), {TestProgram("dt_sample"), "3"}, Engine::kPtrace, run);
+  CheckSampleHits(run, 3, "dt_sample");
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "3"}));
+  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0);
+}
+
+TEST_F(PtraceTest, RecordsEveryKindOfTracepointInANonPieExecutable) {
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample_nopie"), {TestProgram("dt_sample_nopie"), "4"}, Engine::kPtrace,
+            run);
+  CheckSampleHits(run, 4, "dt_sample_nopie");
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample_nopie"), "4"}));
+}
+
+TEST_F(PtraceTest, TracesASharedObject) {
+  TracedRun run;
+  RunTraced(
+      "MODNAME = libdtsample.so\nMAJOR = 0x65\n"
+      "TRACE TP=.lib_checksum, ASCIIZ32=(RDI,DIRECT,32)\n",
+      {TestProgram("dt_sample"), "2"}, Engine::kPtrace, run);
+  ASSERT_EQ(run.sink.hits.size(), 2u);
+  for (const CollectedHit& hit : run.sink.hits) {
+    EXPECT_EQ(hit.minor, 1);  // numbered in file order without MINOR
+    EXPECT_EQ(std::string(hit.data.begin() + 3, hit.data.end()), "CONFIG.SYS");
+  }
+}
+
+TEST_F(PtraceTest, SelectionByTypeAndGroupAttachesOnlyThoseTracepoints) {
+  TracedRun run;
+  Selection selection;
+  selection.types = {"post"};
+  RunTraced(SampleTsf("dt_sample"), {TestProgram("dt_sample"), "2"}, Engine::kPtrace, run,
+            selection);
+  ASSERT_EQ(run.sink.hits.size(), 2u);
+  for (const CollectedHit& hit : run.sink.hits) EXPECT_EQ(hit.minor, 0x8001);
+  TracedRun grouped;
+  selection = {};
+  selection.groups = {"MEM"};
+  selection.minors = {0x0003};
+  RunTraced(SampleTsf("dt_sample"), {TestProgram("dt_sample"), "2"}, Engine::kPtrace, grouped,
+            selection);
+  ASSERT_EQ(grouped.sink.hits.size(), 2u);
+  EXPECT_EQ(grouped.sink.hits[0].minor, 0x0003);
+}
+
+TEST_F(PtraceTest, FourThreadsLoseNoHit) {
+  TracedRun run;
+  RunTraced(
+      "MODNAME = dt_threads\nMAJOR = 0x66\n"
+      "TRACE MINOR=1, TP=.worker_step, REGS=(RDI,RSI)\n"
+      "TRACE MINOR=2, TP=.worker_step,RETEP, REGS=(RAX)\n",
+      {TestProgram("dt_threads"), "150"}, Engine::kPtrace, run);
+  std::map<uint64_t, int> per_thread;
+  std::set<pid_t> tids;
+  for (const CollectedHit& hit : run.sink.OfMinor(1)) {
+    ++per_thread[LoadLe(hit.data, 0, 8)];
+    tids.insert(hit.tid);
+  }
+  EXPECT_EQ(per_thread.size(), 4u);
+  for (const auto& [thread, count] : per_thread) EXPECT_EQ(count, 150) << "thread " << thread;
+  EXPECT_EQ(tids.size(), 4u);
+  EXPECT_EQ(run.sink.OfMinor(2).size(), 600u);
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"}));
+}
+
+TEST_F(PtraceTest, OpcodeMismatchIsRefusedAndTheProgramIsLeftAlone) {
+  tsf::Module module = ParseModule(
+      "MODNAME = dt_sample\nMAJOR = 1\n"
+      "TRACE TP=.DosOpen, OPCODE=0x90, REGS=(EAX)\n");
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  auto child = LaunchStopped({TestProgram("dt_sample"), "2"}, pipe_fds[1]);
+  close(pipe_fds[1]);
+  ASSERT_TRUE(child) << child.error().message;
+  auto maps = ReadMaps(*child);
+  ASSERT_TRUE(maps);
+  auto selected = SelectTracepoints(module, {});
+  ASSERT_TRUE(selected);
+  auto compiled = ResolveTracepoints(module, *selected, *child, *maps, "");
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  CollectingSink sink;
+  auto attached = PtraceEngine::Attach(*child, *compiled, sink, true);
+  ASSERT_FALSE(attached);
+  EXPECT_NE(attached.error().message.find("OPCODE=0x90"), std::string::npos)
+      << attached.error().message;
+  std::string output = ReadAll(pipe_fds[0]);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(*child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(output, RunPlain({TestProgram("dt_sample"), "2"}));
+}
+
+// Starts the program untraced, with its output on a pipe.
+pid_t StartPlain(const std::vector<std::string>& argv, int& output_fd) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return -1;
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(pipe_fds[1], 1);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  output_fd = pipe_fds[0];
+  return child;
+}
+
+// `with_memory`: also record retcode, which only the ptrace engine reads at the hit itself.
+template <class AttachAndRun>
+void AttachDetachWhileRunning(bool with_memory, AttachAndRun attach_and_run) {
+  int output_fd = -1;
+  pid_t child = StartPlain({TestProgram("dt_sample"), "30", "20"}, output_fd);
+  ASSERT_GT(child, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // let it run a while untraced
+  tsf::Module module =
+      ParseModule(std::string("MODNAME = dt_sample\nMAJOR = 0x64\n"
+                              "TRACE MINOR=0x8001, TP=.DosOpenC,RETEP, REGS=(EAX)") +
+                  (with_memory ? ", MEM32=(.retcode,DIRECT,2)\n" : "\n"));
+  auto maps = ReadMaps(child);
+  ASSERT_TRUE(maps);
+  auto selected = SelectTracepoints(module, {});
+  ASSERT_TRUE(selected);
+  auto compiled = ResolveTracepoints(module, *selected, child, *maps, "");
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  CollectingSink sink;
+  attach_and_run(child, *compiled, sink);
+  std::string output = ReadAll(output_fd);
+  close(output_fd);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(output, RunPlain({TestProgram("dt_sample"), "30"}));
+  // Some calls were traced, not those before the attach nor after the detach.
+  EXPECT_GE(sink.hits.size(), 2u);
+  EXPECT_LT(sink.hits.size(), 28u);
+  for (size_t i = 0; i < sink.hits.size(); ++i) {
+    const std::vector<uint8_t>& data = sink.hits[i].data;
+    if (i > 0) {
+      EXPECT_EQ(LoadLe(data, 0, 4), LoadLe(sink.hits[i - 1].data, 0, 4) + 1);
+    }
+    if (with_memory) {
+      EXPECT_EQ(LoadLe(data, 0, 4), LoadLe(data, 7, 2));
+    }
+  }
+}
+
+TEST_F(PtraceTest, AttachesAndDetachesWhileTheProgramRuns) {
+  AttachDetachWhileRunning(
+      true, [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
+        auto engine = PtraceEngine::Attach(child, compiled, sink, false);
+        ASSERT_TRUE(engine) << engine.error().message;
+        std::atomic<bool> stop{false};
+        std::thread stopper([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(400));
+          stop = true;
+        });
+        int status = 0;
+        bool exited = false;
+        auto ran = (*engine)->Run(stop, status, exited);
+        stopper.join();
+        ASSERT_TRUE(ran) << ran.error().message;
+        EXPECT_FALSE(exited);
+        auto detached = (*engine)->Detach();
+        EXPECT_TRUE(detached) << detached.error().message;
+      });
+}
+
+TEST_F(UprobeTest, AttachesAndDetachesWhileTheProgramRuns) {
+  AttachDetachWhileRunning(
+      false, [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
+        auto engine = UprobeEngine::Attach(child, compiled, sink);
+        ASSERT_TRUE(engine) << engine.error().message;
+        std::atomic<bool> stop{false};
+        std::thread stopper([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(400));
+          stop = true;
+        });
+        auto ran = (*engine)->Run(stop, [](pid_t) { return true; });
+        stopper.join();
+        ASSERT_TRUE(ran) << ran.error().message;
+        (*engine)->Detach();
+      });
+}
+
+TEST_F(UprobeTest, RecordsRegistersAtEntryOffsetAndReturn) {
+  TracedRun run;
+  RunTraced(
+      "MODNAME = dt_sample\nMAJOR = 0x64\n"
+      "TRACE MINOR=2, TP=.DosOpen+4, REGS=(RSP,RBP)\n"
+      "TRACE MINOR=3, TP=.DosOpenC, REGS=(EDI)\n"
+      "TRACE MINOR=4, TP=.DosOpenC,RETEP, REGS=(EAX)\n",
+      {TestProgram("dt_sample"), "5"}, Engine::kUprobe, run);
+  ASSERT_EQ(run.sink.OfMinor(2).size(), 5u);
+  for (const CollectedHit& hit : run.sink.OfMinor(2)) {
+    EXPECT_EQ(LoadLe(hit.data, 0, 8), LoadLe(hit.data, 8, 8));
+  }
+  auto calls = run.sink.OfMinor(3);
+  auto returns = run.sink.OfMinor(4);
+  ASSERT_EQ(calls.size(), 5u);
+  ASSERT_EQ(returns.size(), 5u);
+  for (uint64_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(LoadLe(calls[i].data, 0, 4), i);
+    EXPECT_EQ(LoadLe(returns[i].data, 0, 4), 0x100 + i);
+  }
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "5"}));
+}
+
+TEST_F(UprobeTest, FourThreadsLoseNoHit) {
+  TracedRun run;
+  RunTraced(
+      "MODNAME = dt_threads\nMAJOR = 0x66\n"
+      "TRACE MINOR=1, TP=.worker_step, REGS=(RDI,RSI)\n",
+      {TestProgram("dt_threads"), "300"}, Engine::kUprobe, run);
+  std::map<uint64_t, int> per_thread;
+  for (const CollectedHit& hit : run.sink.hits) ++per_thread[LoadLe(hit.data, 0, 8)];
+  EXPECT_EQ(per_thread.size(), 4u);
+  for (const auto& [thread, count] : per_thread) EXPECT_EQ(count, 300) << "thread " << thread;
+}
+
+}  // namespace
+}  // namespace rastrace::dyntrace

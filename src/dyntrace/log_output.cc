@@ -1,0 +1,53 @@
+// RecordOutput into a rastrace log (hook 00C, see record_output.h).
+#include "dyntrace/record_output.h"
+#include "event/format.h"
+#include "event/timebase.h"
+#include "event/writer.h"
+
+namespace rastrace::dyntrace {
+namespace {
+
+class LogOutput : public RecordOutput {
+ public:
+  explicit LogOutput(event::LogWriter writer) : writer_(std::move(writer)) {}
+
+  void OnHit(const CompiledTracepoint& tracepoint, const Hit& hit) override {
+    event::EventFields fields;
+    fields.hook_id = kHookDynamicTracepoint;
+    fields.subhook = tracepoint.minor;
+    fields.generic = true;
+    fields.timestamped = true;
+    fields.generic_word = uint64_t{tracepoint.major} | uint64_t{StdaFlags(hit.built)} << 16 |
+                          uint64_t{static_cast<uint32_t>(hit.pid)} << 32;
+    fields.buffer = hit.data;
+    fields.thread_id = static_cast<uint64_t>(hit.tid);
+    fields.timestamp = hit.realtime_ns;
+    Count(writer_.Write(fields));
+  }
+
+  Result<void> Finish() override { return writer_.Close(); }
+
+ private:
+  event::LogWriter writer_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordOutput>> OpenLogOutput(const std::string& path) {
+  event::WriterOptions options;
+  options.overwrite = true;
+  auto writer = event::LogWriter::Create(path, options);
+  if (!writer) return writer.error();
+  // Ticks are CLOCK_REALTIME nanoseconds: flag 0 (log-format.md, "Timestamps").
+  event::EventFields conversion;
+  conversion.hook_id = event::kHookUtil;
+  conversion.subhook = event::kUtilTimeConversion;
+  conversion.generic = true;
+  std::vector<uint8_t> buffer = event::EncodeTimeConversion({1, 1, 0}, writer->byte_order());
+  conversion.buffer = buffer;
+  auto written = writer->Write(conversion);
+  if (!written) return written.error();
+  return std::unique_ptr<RecordOutput>(std::make_unique<LogOutput>(std::move(*writer)));
+}
+
+}  // namespace rastrace::dyntrace

@@ -1,0 +1,550 @@
+#include "dyntrace/ptrace_engine.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "dyntrace/record_builder.h"
+#include "dyntrace/target_memory.h"
+
+namespace rastrace::dyntrace {
+namespace {
+
+constexpr uint8_t kInt3 = 0xCC;
+constexpr long kOptions =
+    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
+
+int EventOf(int status) {
+  return status >> 16;
+}
+
+// True when thread `tid` belongs to process `pid` (a new thread may report before its CLONE
+// event, and must not be mistaken for a forked child).
+bool SameProcess(pid_t tid, pid_t pid) {
+  return ::access(fmt::format("/proc/{}/task/{}", pid, tid).c_str(), F_OK) == 0;
+}
+
+// waitpid that survives the tracer's own timer and stop signals.
+pid_t WaitFor(pid_t pid, int& status) {
+  for (;;) {
+    pid_t got = waitpid(pid, &status, __WALL);
+    if (got >= 0 || errno != EINTR) return got;
+  }
+}
+
+void ToRegisterFile(const user_regs_struct& in, RegisterFile& out) {
+  out.Set(Reg::kRax, in.rax);
+  out.Set(Reg::kRbx, in.rbx);
+  out.Set(Reg::kRcx, in.rcx);
+  out.Set(Reg::kRdx, in.rdx);
+  out.Set(Reg::kRsi, in.rsi);
+  out.Set(Reg::kRdi, in.rdi);
+  out.Set(Reg::kRbp, in.rbp);
+  out.Set(Reg::kRsp, in.rsp);
+  out.Set(Reg::kR8, in.r8);
+  out.Set(Reg::kR9, in.r9);
+  out.Set(Reg::kR10, in.r10);
+  out.Set(Reg::kR11, in.r11);
+  out.Set(Reg::kR12, in.r12);
+  out.Set(Reg::kR13, in.r13);
+  out.Set(Reg::kR14, in.r14);
+  out.Set(Reg::kR15, in.r15);
+  out.Set(Reg::kRip, in.rip);
+  out.Set(Reg::kEflags, in.eflags);
+  out.Set(Reg::kCs, in.cs);
+  out.Set(Reg::kSs, in.ss);
+  out.Set(Reg::kDs, in.ds);
+  out.Set(Reg::kEs, in.es);
+  out.Set(Reg::kFs, in.fs);
+  out.Set(Reg::kGs, in.gs);
+}
+
+uint64_t* PushRegister(user_regs_struct& regs, unsigned number) {
+  uint64_t* table[] = {
+      reinterpret_cast<uint64_t*>(&regs.rax), reinterpret_cast<uint64_t*>(&regs.rcx),
+      reinterpret_cast<uint64_t*>(&regs.rdx), reinterpret_cast<uint64_t*>(&regs.rbx),
+      reinterpret_cast<uint64_t*>(&regs.rsp), reinterpret_cast<uint64_t*>(&regs.rbp),
+      reinterpret_cast<uint64_t*>(&regs.rsi), reinterpret_cast<uint64_t*>(&regs.rdi),
+      reinterpret_cast<uint64_t*>(&regs.r8),  reinterpret_cast<uint64_t*>(&regs.r9),
+      reinterpret_cast<uint64_t*>(&regs.r10), reinterpret_cast<uint64_t*>(&regs.r11),
+      reinterpret_cast<uint64_t*>(&regs.r12), reinterpret_cast<uint64_t*>(&regs.r13),
+      reinterpret_cast<uint64_t*>(&regs.r14), reinterpret_cast<uint64_t*>(&regs.r15)};
+  return table[number];
+}
+
+struct Breakpoint {
+  uint8_t original = 0;
+  // The displaced instruction's first bytes (from the file image) to decide on emulation.
+  uint8_t code[4] = {};
+  std::vector<size_t> record;      // tracepoints recorded at this address
+  std::vector<size_t> arm_return;  // RETEP tracepoints armed here (procedure entry)
+  bool return_site = false;        // a return address some RETEP armed
+};
+
+struct PendingReturn {
+  size_t tracepoint;
+  uint64_t address;
+  uint64_t stack_pointer;  // RSP after the return
+};
+
+struct Thread {
+  bool stopped = false;
+  int held_signal = 0;         // delivered when the thread resumes
+  bool at_breakpoint = false;  // stopped on a site whose hit was recorded; rip == the site
+  bool group_stop = false;
+  std::vector<PendingReturn> returns;
+};
+
+}  // namespace
+
+struct PtraceEngine::Impl {
+  pid_t pid = 0;
+  std::vector<CompiledTracepoint> tracepoints;
+  HitSink* sink = nullptr;
+  int mem_fd = -1;
+  std::map<uint64_t, Breakpoint> breakpoints;
+  std::map<pid_t, Thread> threads;
+  std::set<pid_t> fork_children;   // seized by TRACEFORK, to be cleaned and let go
+  std::set<pid_t> vfork_children;  // share our memory: traced like threads until exec/exit
+  ProcessMemory memory{0};
+  std::vector<uint8_t> record;
+  EngineStats stats;
+  bool detached = false;
+
+  ~Impl() {
+    if (mem_fd >= 0) ::close(mem_fd);
+  }
+
+  Result<void> WriteByte(pid_t target, uint64_t address, uint8_t byte) {
+    int fd = mem_fd;
+    int own = -1;
+    if (target != pid) {
+      own = ::open(fmt::format("/proc/{}/mem", target).c_str(), O_RDWR | O_CLOEXEC);
+      fd = own;
+    }
+    ssize_t n = ::pwrite(fd, &byte, 1, static_cast<off_t>(address));
+    if (own >= 0) ::close(own);
+    if (n != 1)
+      return MakeError("cannot write process {} memory at 0x{:x}: {}", target, address,
+                       std::strerror(errno));
+    return Ok();
+  }
+
+  Result<uint8_t> ReadByte(uint64_t address) {
+    uint8_t byte = 0;
+    if (::pread(mem_fd, &byte, 1, static_cast<off_t>(address)) != 1) {
+      return MakeError("cannot read process {} memory at 0x{:x}: {}", pid, address,
+                       std::strerror(errno));
+    }
+    return byte;
+  }
+
+  Result<void> Seize(pid_t tid) {
+    if (ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void*>(kOptions)) != 0) {
+      if (errno == ESRCH) return Ok();  // exited meanwhile
+      return MakeError("cannot attach to thread {}: {} (ptrace)", tid, std::strerror(errno));
+    }
+    threads[tid];
+    return Ok();
+  }
+
+  // Seizes threads until a pass over /proc/PID/task finds none new.
+  Result<void> SeizeAll() {
+    for (bool found = true; found;) {
+      found = false;
+      std::string dir = fmt::format("/proc/{}/task", pid);
+      DIR* d = opendir(dir.c_str());
+      if (d == nullptr) return MakeError("{}: cannot list threads: {}", dir, std::strerror(errno));
+      while (dirent* entry = readdir(d)) {
+        if (entry->d_name[0] == '.') continue;
+        pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
+        if (threads.count(tid) != 0) continue;
+        auto seized = Seize(tid);
+        if (!seized) {
+          closedir(d);
+          return seized;
+        }
+        found = true;
+      }
+      closedir(d);
+    }
+    return Ok();
+  }
+
+  // Stops every running thread except `except` (PTRACE_INTERRUPT) and waits for each stop,
+  // recording breakpoint hits that arrive meanwhile.
+  void StopAll(pid_t except) {
+    std::set<pid_t> waiting;
+    for (auto& [tid, thread] : threads) {
+      if (tid == except || thread.stopped) continue;
+      if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0) waiting.insert(tid);
+    }
+    while (!waiting.empty()) {
+      int status = 0;
+      pid_t tid = WaitFor(*waiting.begin(), status);
+      if (tid < 0) {
+        threads.erase(*waiting.begin());
+        waiting.erase(waiting.begin());
+        continue;
+      }
+      waiting.erase(tid);
+      HandleStop(tid, status, /*resume=*/false);
+    }
+  }
+
+  void Resume(pid_t tid, Thread& thread) {
+    int signal = thread.held_signal;
+    thread.held_signal = 0;
+    thread.stopped = false;
+    if (thread.group_stop) {
+      thread.group_stop = false;
+      ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);
+      return;
+    }
+    ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal)));
+  }
+
+  // Runs the displaced instruction of the site `tid` is stopped on, then puts the int3 back.
+  void StepOver(pid_t tid, Thread& thread) {
+    thread.at_breakpoint = false;
+    user_regs_struct regs;
+    if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
+    auto it = breakpoints.find(regs.rip);
+    if (it == breakpoints.end()) return;
+    if (Emulate(tid, regs, it->second)) {
+      ++stats.emulated;
+      return;
+    }
+    ++stats.single_steps;
+    bool others_running = false;
+    for (auto& [other, state] : threads) {
+      if (other != tid && !state.stopped) others_running = true;
+    }
+    if (others_running) StopAll(tid);
+    (void)WriteByte(pid, regs.rip, it->second.original);
+    for (;;) {
+      if (ptrace(PTRACE_SINGLESTEP, tid, nullptr, nullptr) != 0) break;
+      int status = 0;
+      if (WaitFor(tid, status) < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+        threads.erase(tid);
+        break;
+      }
+      if (!WIFSTOPPED(status)) break;
+      if (WSTOPSIG(status) == SIGTRAP && EventOf(status) == 0) break;
+      if (EventOf(status) != 0) {
+        HandleEvent(tid, status);
+        continue;
+      }
+      // A signal arrived before the step: hold it back until the thread resumes.
+      thread.held_signal = WSTOPSIG(status);
+    }
+    (void)WriteByte(pid, regs.rip, kInt3);
+    // Threads that stopped on a site while this one stepped step over it now, one at a time.
+    for (auto& [other, state] : threads) {
+      if (other != tid && state.at_breakpoint) StepOver(other, state);
+    }
+    if (others_running) {
+      for (auto& [other, state] : threads) {
+        if (other != tid && state.stopped) Resume(other, state);
+      }
+    }
+  }
+
+  // Emulates the instructions compilers put first in a function, so entry probes need no step.
+  bool Emulate(pid_t tid, user_regs_struct& regs, const Breakpoint& breakpoint) {
+    const uint8_t* code = breakpoint.code;
+    uint8_t first = breakpoint.original;
+    if (first == 0x90) {
+      regs.rip += 1;
+    } else if (first == 0xF3 && code[1] == 0x0F && code[2] == 0x1E && code[3] == 0xFA) {
+      regs.rip += 4;  // endbr64
+    } else if (first >= 0x50 && first <= 0x57) {
+      uint64_t value = *PushRegister(regs, first - 0x50);
+      uint64_t slot = regs.rsp - 8;
+      iovec local{&value, sizeof value};
+      iovec remote{reinterpret_cast<void*>(slot), sizeof value};
+      if (process_vm_writev(tid, &local, 1, &remote, 1, 0) != sizeof value) return false;
+      regs.rsp = slot;
+      regs.rip += 1;
+    } else {
+      return false;
+    }
+    return ptrace(PTRACE_SETREGS, tid, nullptr, &regs) == 0;
+  }
+
+  void RecordHit(size_t index, pid_t tid, const RegisterFile& registers) {
+    const CompiledTracepoint& tracepoint = tracepoints[index];
+    BuiltRecord built = BuildRecord(tracepoint, registers, memory, record);
+    Hit hit;
+    hit.pid = pid;
+    hit.tid = tid;
+    hit.realtime_ns = RealtimeNow();
+    hit.data = record;
+    hit.built = built;
+    ++stats.hits;
+    sink->OnHit(tracepoint, hit);
+  }
+
+  // A thread stopped on an int3 of ours: record, arm returns, rewind onto the site.
+  void OnBreakpoint(pid_t tid, Thread& thread, user_regs_struct& regs) {
+    uint64_t site = regs.rip - 1;
+    Breakpoint& breakpoint = breakpoints[site];
+    regs.rip = site;
+    RegisterFile registers;
+    ToRegisterFile(regs, registers);
+    // Returns first: the caller's own tracepoint at its next instruction comes after the callee
+    // returned.
+    if (breakpoint.return_site) {
+      while (!thread.returns.empty() && thread.returns.back().stack_pointer <= regs.rsp) {
+        PendingReturn pending = thread.returns.back();
+        thread.returns.pop_back();
+        if (pending.address == site && pending.stack_pointer == regs.rsp) {
+          RecordHit(pending.tracepoint, tid, registers);
+        }
+      }
+    }
+    for (size_t index : breakpoint.record) RecordHit(index, tid, registers);
+    if (!breakpoint.arm_return.empty()) {
+      uint64_t return_address = 0;
+      iovec local{&return_address, sizeof return_address};
+      iovec remote{reinterpret_cast<void*>(regs.rsp), sizeof return_address};
+      if (process_vm_readv(tid, &local, 1, &remote, 1, 0) == sizeof return_address) {
+        for (size_t index : breakpoint.arm_return) {
+          thread.returns.push_back({index, return_address, regs.rsp + 8});
+        }
+        (void)ArmReturnSite(return_address);
+      }
+    }
+    ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
+    thread.at_breakpoint = true;
+  }
+
+  Result<void> ArmReturnSite(uint64_t address) {
+    auto it = breakpoints.find(address);
+    if (it != breakpoints.end()) {
+      it->second.return_site = true;
+      return Ok();
+    }
+    auto original = ReadByte(address);
+    if (!original) return original.error();
+    Breakpoint breakpoint;
+    breakpoint.original = *original;
+    breakpoint.return_site = true;
+    ::pread(mem_fd, breakpoint.code, sizeof breakpoint.code, static_cast<off_t>(address));
+    breakpoint.code[0] = *original;
+    breakpoints[address] = breakpoint;
+    return WriteByte(pid, address, kInt3);
+  }
+
+  void HandleEvent(pid_t tid, int status) {
+    int event = EventOf(status);
+    unsigned long message = 0;
+    ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message);
+    pid_t child = static_cast<pid_t>(message);
+    if (event == PTRACE_EVENT_CLONE) {
+      Thread& thread = threads[child];
+      thread.stopped = false;  // its first stop arrives through the main loop
+    } else if (event == PTRACE_EVENT_FORK) {
+      fork_children.insert(child);
+    } else if (event == PTRACE_EVENT_VFORK) {
+      vfork_children.insert(child);
+      threads[child];
+    } else if (event == PTRACE_EVENT_EXEC && tid == pid) {
+      // The image with our sites is gone; nothing of ours is left to remove.
+      breakpoints.clear();
+    }
+  }
+
+  // Handles one wait status of a traced task; resumes it unless asked not to or it must stay
+  // stopped on a breakpoint for a step.
+  void HandleStop(pid_t tid, int status, bool resume) {
+    if (fork_children.count(tid) != 0) {
+      ReleaseForkChild(tid, status);
+      return;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      threads.erase(tid);
+      vfork_children.erase(tid);
+      return;
+    }
+    if (!WIFSTOPPED(status)) return;
+    Thread& thread = threads[tid];
+    thread.stopped = true;
+    int signal = WSTOPSIG(status);
+    int event = EventOf(status);
+    if (event == PTRACE_EVENT_STOP) {
+      thread.group_stop =
+          signal == SIGSTOP || signal == SIGTSTP || signal == SIGTTIN || signal == SIGTTOU;
+    } else if (event != 0) {
+      HandleEvent(tid, status);
+      if (event == PTRACE_EVENT_EXEC && vfork_children.count(tid) != 0) {
+        vfork_children.erase(tid);
+        threads.erase(tid);
+        ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+        return;
+      }
+    } else if (signal == SIGTRAP) {
+      user_regs_struct regs;
+      if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) == 0 &&
+          breakpoints.count(regs.rip - 1) != 0) {
+        OnBreakpoint(tid, thread, regs);
+        if (resume) {
+          StepOver(tid, thread);
+          if (threads.count(tid) != 0) Resume(tid, threads[tid]);
+        }
+        return;
+      }
+      thread.held_signal = signal;  // the program's own SIGTRAP
+    } else {
+      thread.held_signal = signal;
+    }
+    if (resume) Resume(tid, thread);
+  }
+
+  // A forked child has a copy of our int3s: put the original bytes back, then let it go.
+  void ReleaseForkChild(pid_t child, int status) {
+    if (!WIFSTOPPED(status)) {
+      fork_children.erase(child);
+      return;
+    }
+    for (const auto& [address, breakpoint] : breakpoints) {
+      (void)WriteByte(child, address, breakpoint.original);
+    }
+    fork_children.erase(child);
+    ptrace(PTRACE_DETACH, child, nullptr, nullptr);
+  }
+
+  Result<void> InsertAll() {
+    for (size_t i = 0; i < tracepoints.size(); ++i) {
+      const CompiledTracepoint& tracepoint = tracepoints[i];
+      uint64_t address = tracepoint.site.address;
+      auto original = ReadByte(address);
+      if (!original) return original.error();
+      auto existing = breakpoints.find(address);
+      uint8_t actual = existing != breakpoints.end() ? existing->second.original : *original;
+      if (tracepoint.opcode && *tracepoint.opcode != actual) {
+        return MakeError(
+            "{}: OPCODE=0x{:02X} expected at 0x{:x} but the process has 0x{:02X}; "
+            "not patched",
+            tracepoint.name, *tracepoint.opcode, address, actual);
+      }
+      Breakpoint& breakpoint = breakpoints[address];
+      if (existing == breakpoints.end()) {
+        breakpoint.original = actual;
+        ::pread(mem_fd, breakpoint.code, sizeof breakpoint.code, static_cast<off_t>(address));
+      }
+      (tracepoint.site.retep ? breakpoint.arm_return : breakpoint.record).push_back(i);
+    }
+    for (const auto& [address, breakpoint] : breakpoints) {
+      auto written = WriteByte(pid, address, kInt3);
+      if (!written) return written;
+    }
+    return Ok();
+  }
+};
+
+PtraceEngine::PtraceEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PtraceEngine::~PtraceEngine() {
+  if (!impl_->detached) (void)Detach();
+}
+
+const EngineStats& PtraceEngine::stats() const {
+  return impl_->stats;
+}
+
+Result<std::unique_ptr<PtraceEngine>> PtraceEngine::Attach(
+    pid_t pid, std::vector<CompiledTracepoint> tracepoints, HitSink& sink, bool already_seized) {
+  auto impl = std::make_unique<Impl>();
+  impl->pid = pid;
+  impl->tracepoints = std::move(tracepoints);
+  impl->sink = &sink;
+  impl->memory = ProcessMemory(pid);
+  impl->mem_fd = ::open(fmt::format("/proc/{}/mem", pid).c_str(), O_RDWR | O_CLOEXEC);
+  if (impl->mem_fd < 0) {
+    return MakeError("/proc/{}/mem: cannot open: {}", pid, std::strerror(errno));
+  }
+  if (already_seized) {
+    impl->threads[pid].stopped = true;
+  }
+  auto seized = impl->SeizeAll();
+  if (!seized) {
+    impl->detached = true;
+    for (auto& [tid, thread] : impl->threads) ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    return seized.error();
+  }
+  impl->StopAll(0);
+  auto inserted = impl->InsertAll();
+  auto engine = std::make_unique<PtraceEngine>(std::move(impl));
+  if (!inserted) {
+    (void)engine->Detach();
+    return inserted.error();
+  }
+  return engine;
+}
+
+Result<void> PtraceEngine::Run(const std::atomic<bool>& stop, int& exit_status, bool& exited) {
+  Impl& impl = *impl_;
+  exited = false;
+  for (auto& [tid, thread] : impl.threads) {
+    if (thread.at_breakpoint) impl.StepOver(tid, thread);
+  }
+  for (auto& [tid, thread] : impl.threads) {
+    if (thread.stopped) impl.Resume(tid, thread);
+  }
+  while (!stop.load(std::memory_order_relaxed)) {
+    int status = 0;
+    pid_t tid = waitpid(-1, &status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) {
+        exited = true;
+        return Ok();
+      }
+      return MakeError("waitpid: {}", std::strerror(errno));
+    }
+    if (tid == impl.pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+      impl.threads.erase(tid);
+      exited = true;
+      exit_status = status;
+      impl.detached = true;
+      return Ok();
+    }
+    if (impl.threads.count(tid) == 0 && impl.fork_children.count(tid) == 0 && WIFSTOPPED(status) &&
+        !SameProcess(tid, impl.pid)) {
+      // A fork child whose first stop came before its parent's event.
+      impl.fork_children.insert(tid);
+    }
+    impl.HandleStop(tid, status, /*resume=*/true);
+  }
+  return Ok();
+}
+
+Result<void> PtraceEngine::Detach() {
+  Impl& impl = *impl_;
+  if (impl.detached) return Ok();
+  impl.detached = true;
+  impl.StopAll(0);
+  for (const auto& [address, breakpoint] : impl.breakpoints) {
+    (void)impl.WriteByte(impl.pid, address, breakpoint.original);
+  }
+  for (auto& [tid, thread] : impl.threads) {
+    // A thread rewound onto a site now finds the original instruction there.
+    ptrace(PTRACE_DETACH, tid, nullptr,
+           reinterpret_cast<void*>(static_cast<long>(thread.held_signal)));
+  }
+  impl.threads.clear();
+  return Ok();
+}
+
+}  // namespace rastrace::dyntrace

@@ -1,0 +1,44 @@
+// Where `trace on` stores the records of its hits: an STDA buffer saved as a TRACEFMT file (the
+// OS/2 way, majors up to 0xFF), or a rastrace log (any major). One engine thread calls OnHit.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "dyntrace/hit_sink.h"
+
+namespace rastrace::dyntrace {
+
+// Rastrace log events of dynamic tracepoints: generic hook 00C (16-bit id 0x00C0), subhook =
+// minor, data word = major | flags << 16 | pid << 32 (flags: the STDA trailer flags), buffer =
+// the record data (REGS values and prefixed data records), thread id = tid, timestamp = the hit's
+// CLOCK_REALTIME in ns (the log's 00A/25C event says ticks are ns).
+inline constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
+
+class RecordOutput : public HitSink {
+ public:
+  // Writes what is still buffered (the STDA save file) and closes.
+  virtual Result<void> Finish() = 0;
+  uint64_t records() const { return records_; }
+  uint64_t failed() const { return failed_; }  // hits that could not be stored
+  const std::string& first_failure() const { return first_failure_; }
+
+ protected:
+  void Count(const Result<void>& stored);
+
+ private:
+  uint64_t records_ = 0;
+  uint64_t failed_ = 0;
+  std::string first_failure_;
+};
+
+// STDA flags of a dynamic record: not kernel, dynamic, incomplete when cut by MAXDATALENGTH.
+uint8_t StdaFlags(const BuiltRecord& built);
+
+// `buffer_size`: bytes of the STDA image (0x40..0x10000).
+Result<std::unique_ptr<RecordOutput>> OpenStdaOutput(const std::string& path, size_t buffer_size);
+Result<std::unique_ptr<RecordOutput>> OpenLogOutput(const std::string& path);
+
+}  // namespace rastrace::dyntrace

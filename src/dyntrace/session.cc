@@ -1,0 +1,245 @@
+#include "dyntrace/session.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+
+#include "dyntrace/launcher.h"
+#include "dyntrace/ptrace_engine.h"
+#include "dyntrace/record_output.h"
+#include "dyntrace/uprobe_engine.h"
+#ifdef RASTRACE_DYNTRACE_HAVE_TDF
+#include "tsf/definition_file.h"
+#endif
+
+namespace rastrace::dyntrace {
+namespace {
+
+// Exit status of a started command once reaped by the uprobe engine's liveness check.
+pid_t g_started_child = 0;
+int g_child_status = 0;
+bool g_child_reaped = false;
+
+bool StartedChildAlive(pid_t pid) {
+  if (g_child_reaped) return false;
+  int status = 0;
+  pid_t got = waitpid(pid, &status, WNOHANG);
+  if (got == pid) {
+    g_child_reaped = true;
+    g_child_status = status;
+    return false;
+  }
+  return true;
+}
+
+bool ProcessAlive(pid_t pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+bool IsDefinitionFile(const std::string& path) {
+  std::ifstream in(path);
+  std::string first(12, '\0');
+  in.read(first.data(), static_cast<std::streamsize>(first.size()));
+  return in && first == "RASTRACE-TDF";
+}
+
+}  // namespace
+
+Result<tsf::Module> LoadDefinitions(const std::string& path, std::vector<std::string>& warnings) {
+  if (IsDefinitionFile(path)) {
+#ifdef RASTRACE_DYNTRACE_HAVE_TDF
+    return tsf::LoadDefinitionFile(path);
+#else
+    return MakeError(
+        "{}: trace definition files need the tsf part's reader, not in this build; "
+        "give the TSF itself",
+        path);
+#endif
+  }
+  auto parsed = tsf::ParseTsfFile(path);
+  if (!parsed) return parsed.error();
+  std::string errors;
+  for (const tsf::Diagnostic& diagnostic : parsed->diagnostics) {
+    if (diagnostic.is_error()) {
+      if (!errors.empty()) errors += '\n';
+      errors += diagnostic.ToString();
+    } else {
+      warnings.push_back(diagnostic.ToString());
+    }
+  }
+  if (!errors.empty() || !parsed->module) {
+    return Error{errors.empty() ? path + ": not a valid TSF" : errors};
+  }
+  return std::move(*parsed->module);
+}
+
+EngineChoice ChooseEngine(EngineChoice choice, const std::vector<CompiledTracepoint>& tracepoints) {
+  if (choice != EngineChoice::kAuto) return choice;
+  bool registers_only = std::all_of(tracepoints.begin(), tracepoints.end(),
+                                    [](const CompiledTracepoint& t) { return t.RegistersOnly(); });
+  if (registers_only && UprobesAvailable()) return EngineChoice::kUprobe;
+  return EngineChoice::kPtrace;
+}
+
+struct Session::Impl {
+  SessionOptions options;
+  tsf::Module module;
+  std::vector<std::string> warnings;
+  pid_t target = 0;
+  bool started = false;  // we launched the command: it is our child
+  EngineChoice engine = EngineChoice::kPtrace;
+  size_t tracepoint_count = 0;
+  std::unique_ptr<RecordOutput> output;
+  std::unique_ptr<PtraceEngine> ptrace_engine;
+  std::unique_ptr<UprobeEngine> uprobe_engine;
+  bool exited = false;
+  int status = 0;
+
+  void AbandonLaunch() {
+    if (started && target > 0) {
+      kill(target, SIGKILL);
+      waitpid(target, nullptr, 0);
+    }
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+pid_t Session::target() const {
+  return impl_->target;
+}
+const char* Session::engine_name() const {
+  return impl_->engine == EngineChoice::kUprobe ? "uprobe" : "ptrace";
+}
+size_t Session::tracepoint_count() const {
+  return impl_->tracepoint_count;
+}
+const std::vector<std::string>& Session::warnings() const {
+  return impl_->warnings;
+}
+bool Session::target_exited() const {
+  return impl_->exited;
+}
+int Session::target_status() const {
+  return impl_->status;
+}
+
+Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  auto module = LoadDefinitions(options.definitions, impl->warnings);
+  if (!module) return module.error();
+  impl->module = std::move(*module);
+  auto selected = SelectTracepoints(impl->module, options.selection);
+  if (!selected) return selected.error();
+  if ((options.pid != 0) == !options.command.empty()) {
+    return MakeError("give either -p PID or -- COMMAND");
+  }
+  std::string default_module;
+  if (!options.command.empty()) {
+    auto launched = LaunchStopped(options.command);
+    if (!launched) return launched.error();
+    impl->target = *launched;
+    impl->started = true;
+    g_started_child = *launched;
+    g_child_reaped = false;
+  } else {
+    impl->target = options.pid;
+    if (!ProcessAlive(options.pid)) return MakeError("no process {}", options.pid);
+  }
+  // Without MODNAME the tracepoints are in the main executable.
+  char exe[4096] = {};
+  ssize_t n = readlink(fmt::format("/proc/{}/exe", impl->target).c_str(), exe, sizeof exe - 1);
+  if (n > 0) default_module = std::string(exe, static_cast<size_t>(n));
+
+  auto maps = ReadMaps(impl->target);
+  if (!maps) {
+    impl->AbandonLaunch();
+    return maps.error();
+  }
+  auto compiled = ResolveTracepoints(impl->module, *selected, impl->target, *maps, default_module);
+  if (!compiled) {
+    impl->AbandonLaunch();
+    return compiled.error();
+  }
+  impl->tracepoint_count = compiled->size();
+  impl->engine = ChooseEngine(options.engine, *compiled);
+
+  auto output = options.log ? OpenLogOutput(options.output)
+                            : OpenStdaOutput(options.output, options.buffer_size);
+  if (!output) {
+    impl->AbandonLaunch();
+    return output.error();
+  }
+  impl->output = std::move(*output);
+
+  if (impl->engine == EngineChoice::kUprobe) {
+    auto engine = UprobeEngine::Attach(impl->target, std::move(*compiled), *impl->output);
+    if (!engine) {
+      impl->AbandonLaunch();
+      return engine.error();
+    }
+    impl->uprobe_engine = std::move(*engine);
+    // The launcher's ptrace hold is no longer needed: uprobes live in the kernel.
+    if (impl->started) ptrace(PTRACE_DETACH, impl->target, nullptr, nullptr);
+  } else {
+    auto engine =
+        PtraceEngine::Attach(impl->target, std::move(*compiled), *impl->output, impl->started);
+    if (!engine) {
+      impl->AbandonLaunch();
+      return engine.error();
+    }
+    impl->ptrace_engine = std::move(*engine);
+  }
+  return std::make_unique<Session>(std::move(impl));
+}
+
+Result<void> Session::Run(const std::atomic<bool>& stop) {
+  Impl& impl = *impl_;
+  if (impl.ptrace_engine) {
+    return impl.ptrace_engine->Run(stop, impl.status, impl.exited);
+  }
+  auto ran = impl.uprobe_engine->Run(stop, impl.started ? StartedChildAlive : ProcessAlive);
+  if (impl.started && g_child_reaped) {
+    impl.exited = true;
+    impl.status = g_child_status;
+  } else if (!impl.started && !ProcessAlive(impl.target)) {
+    impl.exited = true;
+  }
+  return ran;
+}
+
+Result<uint64_t> Session::Finish() {
+  Impl& impl = *impl_;
+  if (impl.ptrace_engine) {
+    auto detached = impl.ptrace_engine->Detach();
+    if (!detached) return detached.error();
+  }
+  if (impl.uprobe_engine) impl.uprobe_engine->Detach();
+  auto finished = impl.output->Finish();
+  if (!finished) return finished.error();
+  if (impl.output->failed() != 0) {
+    impl.warnings.push_back(fmt::format("{} hits could not be stored; the first: {}",
+                                        impl.output->failed(), impl.output->first_failure()));
+  }
+  return impl.output->records();
+}
+
+int Session::WaitForCommand() {
+  Impl& impl = *impl_;
+  if (!impl.started) return 0;
+  if (impl.exited) return impl.status;
+  if (g_child_reaped) return g_child_status;
+  int status = 0;
+  while (waitpid(impl.target, &status, 0) < 0 && errno == EINTR) {
+  }
+  impl.exited = true;
+  impl.status = status;
+  return status;
+}
+
+}  // namespace rastrace::dyntrace

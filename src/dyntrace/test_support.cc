@@ -1,0 +1,98 @@
+#include "dyntrace/test_support.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "dyntrace/uprobe_engine.h"
+
+namespace rastrace::dyntrace::testing {
+
+std::string TestProgram(const std::string& name) {
+  return std::string(RASTRACE_BINARY_DIR) + "/tests/dyntrace/" + name;
+}
+
+std::string TestSource(const std::string& name) {
+  return std::string(RASTRACE_SOURCE_DIR) + "/src/dyntrace/testdata/" + name;
+}
+
+int MarkerLine(const std::string& file, const std::string& marker) {
+  std::ifstream in(TestSource(file));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find("LINE:" + marker) != std::string::npos) return number;
+  }
+  ADD_FAILURE() << "no LINE:" << marker << " in " << file;
+  return 0;
+}
+
+tsf::Module ParseModule(const std::string& text) {
+  tsf::ParseOutput parsed = tsf::ParseTsf(text, "test.tsf");
+  for (const tsf::Diagnostic& diagnostic : parsed.diagnostics) {
+    if (diagnostic.is_error()) ADD_FAILURE() << diagnostic.ToString();
+  }
+  if (!parsed.module) return {};
+  return std::move(*parsed.module);
+}
+
+void CollectingSink::OnHit(const CompiledTracepoint& tracepoint, const Hit& hit) {
+  hits.push_back({tracepoint.minor, hit.pid, hit.tid,
+                  std::vector<uint8_t>(hit.data.begin(), hit.data.end()), hit.built});
+}
+
+std::vector<CollectedHit> CollectingSink::OfMinor(uint16_t minor) const {
+  std::vector<CollectedHit> out;
+  for (const CollectedHit& hit : hits) {
+    if (hit.minor == minor) out.push_back(hit);
+  }
+  return out;
+}
+
+std::string PtraceUnavailableReason() {
+  pid_t child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  std::string reason;
+  if (ptrace(PTRACE_SEIZE, child, nullptr, nullptr) != 0) {
+    reason = std::string("ptrace is not permitted here: ") + std::strerror(errno);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return reason;
+}
+
+std::string UprobeUnavailableReason() {
+  auto available = UprobesAvailable();
+  if (!available) return available.error().message;
+  if (geteuid() != 0) return "uprobe perf events need root (or CAP_PERFMON)";
+  return {};
+}
+
+uint64_t LoadLe(const std::vector<uint8_t>& bytes, size_t at, size_t size) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < size && at + i < bytes.size(); ++i) {
+    value |= uint64_t{bytes[at + i]} << (8 * i);
+  }
+  return value;
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+}  // namespace rastrace::dyntrace::testing
