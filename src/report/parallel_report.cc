@@ -109,10 +109,81 @@ class WorkQueue {
   bool closed_ = false;
 };
 
+// Batches move from the reading thread to the workers and, in log order, to the layout thread;
+// a fixed set of them is recycled, which bounds memory.
+class BatchPool {
+ public:
+  explicit BatchPool(size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      batches_.push_back(std::make_unique<Batch>());
+      batches_.back()->arena.reserve(kBatchBytes + 65536);
+      spare_.push_back(batches_.back().get());
+    }
+  }
+  // A spare batch, or null once the report stopped.
+  Batch* Acquire() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stopped_ || !spare_.empty(); });
+    if (stopped_) return nullptr;
+    Batch* batch = spare_.back();
+    spare_.pop_back();
+    return batch;
+  }
+  void Release(Batch* batch) {
+    batch->Reset();
+    {
+      std::lock_guard lock(mutex_);
+      spare_.push_back(batch);
+    }
+    changed_.notify_all();
+  }
+  // Hands a filled batch to the layout thread (after the workers).
+  void Publish(Batch* batch) {
+    {
+      std::lock_guard lock(mutex_);
+      in_order_.push_back(batch);
+    }
+    changed_.notify_all();
+  }
+  void EndOfInput() {
+    {
+      std::lock_guard lock(mutex_);
+      input_ended_ = true;
+    }
+    changed_.notify_all();
+  }
+  // The oldest published batch; null when the input ended and all were taken.
+  Batch* NextInOrder() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return input_ended_ || !in_order_.empty(); });
+    if (in_order_.empty()) return nullptr;
+    Batch* batch = in_order_.front();
+    in_order_.pop_front();
+    return batch;
+  }
+  void Stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::unique_ptr<Batch>> batches_;
+  std::vector<Batch*> spare_;
+  std::deque<Batch*> in_order_;
+  bool input_ended_ = false;
+  bool stopped_ = false;
+};
+
 }  // namespace
 
 void RunParallel(const StageSet& stages, unsigned jobs) {
   WorkQueue queue;
+  BatchPool pool(2 * static_cast<size_t>(jobs) + 2);
   std::vector<std::jthread> workers;
   for (unsigned i = 0; i < jobs; ++i) {
     workers.emplace_back([&] {
@@ -126,36 +197,27 @@ void RunParallel(const StageSet& stages, unsigned jobs) {
       }
     });
   }
-
-  std::deque<std::unique_ptr<Batch>> in_flight;
-  std::vector<std::unique_ptr<Batch>> spare;
-  const size_t max_in_flight = 2 * static_cast<size_t>(jobs) + 2;
-  bool stopped = false;
-  bool ended = false;
-
-  // Lays out the oldest batch once its texts are ready.
-  auto emit_oldest = [&] {
-    std::unique_ptr<Batch> batch = std::move(in_flight.front());
-    in_flight.pop_front();
-    queue.WaitDone(batch.get());
-    for (size_t k = 0; k < batch->items.size() && !stopped; ++k) {
-      if (!stages.emitter.Emit(batch->items[k].prepared, batch->outputs[k])) stopped = true;
-      stages.sink.MaybeFlush();
+  // Layout runs on its own thread, in log order, while the calling thread reads ahead.
+  std::jthread layout([&] {
+    bool stopped = false;
+    while (Batch* batch = pool.NextInOrder()) {
+      queue.WaitDone(batch);
+      for (size_t k = 0; k < batch->items.size() && !stopped; ++k) {
+        if (!stages.emitter.Emit(batch->items[k].prepared, batch->outputs[k])) {
+          stopped = true;
+          pool.Stop();
+        }
+        stages.sink.MaybeFlush();
+      }
+      pool.Release(batch);
     }
-    batch->Reset();
-    spare.push_back(std::move(batch));
-  };
+  });
 
   PreparedEvent prepared;
-  while (!ended && !stopped) {
-    std::unique_ptr<Batch> batch;
-    if (!spare.empty()) {
-      batch = std::move(spare.back());
-      spare.pop_back();
-    } else {
-      batch = std::make_unique<Batch>();
-      batch->arena.reserve(kBatchBytes + 65536);
-    }
+  bool ended = false;
+  while (!ended) {
+    Batch* batch = pool.Acquire();
+    if (batch == nullptr) break;  // $STOP
     while (batch->items.size() < kBatchEvents && batch->arena.size() < kBatchBytes) {
       if (!stages.preparer.Next(prepared)) {
         ended = true;
@@ -165,16 +227,15 @@ void RunParallel(const StageSet& stages, unsigned jobs) {
       stages.progress.Tick(stages.source.bytes_read());
     }
     if (batch->items.empty()) {
-      spare.push_back(std::move(batch));
+      pool.Release(batch);
       break;
     }
     batch->Seal();
-    queue.Push(batch.get());
-    in_flight.push_back(std::move(batch));
-    while (!stopped && in_flight.size() >= max_in_flight) emit_oldest();
+    queue.Push(batch);
+    pool.Publish(batch);
   }
-  while (!stopped && !in_flight.empty()) emit_oldest();
-  // After $STOP the remaining batches are dropped; workers finish the one they hold.
+  pool.EndOfInput();
+  layout.join();
   queue.Close();
   for (auto& worker : workers) worker.join();
 }

@@ -1,6 +1,7 @@
-// --jobs N: stage A (reading, filtering) and stage C (layout) stay on the calling thread in event
+// --jobs N: stage A (reading, filtering, process table) stays on the calling thread in event
 // order; stage B (templates) runs on N worker threads over batches of events copied out of the
-// reader. At most 2N+2 batches are in flight, so memory stays bounded whatever the log size.
+// reader; stage C (layout) runs on one more thread, again in event order. A fixed pool of 2N+2
+// batches bounds memory whatever the log size.
 #pragma once
 
 #include "report/emitter.h"
