@@ -14,11 +14,33 @@ using namespace rastrace::posix;
 
 namespace {
 
-__attribute__((noinline)) void RecordInStreams(uint32_t mask, trace_event_id_t event_id,
-                                               const void* data, size_t data_len,
-                                               uint64_t prog_address) {
-  if (event_id >= kMaxLocalIds) return;
+__attribute__((noinline)) void Record(StreamShared& s, uint16_t stream_id, const void* data,
+                                      size_t data_len, uint64_t prog_address) {
   const ThreadIdentity& me = Me();
+  RecordEvent(s, stream_id, data, data_len, prog_address, Recorder{me.thread, g_pid, me.kernel_tid},
+              /*system=*/false);
+}
+
+__attribute__((noinline)) void NotRunning(unsigned slot, StreamShared& s, uint32_t state) {
+  if (state == kStateShutdown) {
+    DropShutDownStream(slot);
+  } else if (s.auto_stopped.load(std::memory_order_relaxed) != 0) {
+    // UNTIL_FULL stopped the stream: every event generated while it is full is an overrun.
+    if (s.stream_overrun.load(std::memory_order_relaxed) == 0) s.stream_overrun.store(1);
+  }
+}
+
+// The streams of this process, for one event: the checks that decide whether anything is
+// recorded touch only a few words; recording itself is out of line.
+__attribute__((noinline)) void EventToStreams(std::atomic<uint32_t>& hot, uint32_t mask,
+                                              trace_event_id_t event_id, const void* data_ptr,
+                                              size_t data_len, uint64_t prog_address) {
+  if (mask & kRegistryDirty) [[unlikely]] {
+    RefreshAttachments();
+    mask = hot.load(std::memory_order_acquire) & ~kRegistryDirty;
+  }
+  if (event_id >= kMaxLocalIds) return;
+  if (data_ptr == nullptr) data_len = 0;
   while (mask != 0) {
     unsigned slot = static_cast<unsigned>(__builtin_ctz(mask));
     mask &= mask - 1;
@@ -27,11 +49,8 @@ __attribute__((noinline)) void RecordInStreams(uint32_t mask, trace_event_id_t e
     if (s == nullptr) continue;
     uint32_t state = s->state.load(std::memory_order_relaxed);
     if (state != kStateRunning) [[unlikely]] {
-      if (state == kStateShutdown) {
-        DropShutDownStream(slot);
-      } else if (s->auto_stopped.load(std::memory_order_relaxed) != 0) {
-        // UNTIL_FULL stopped the stream: every event generated while it is full is an overrun.
-        if (s->stream_overrun.load(std::memory_order_relaxed) == 0) s->stream_overrun.store(1);
+      if (state != kStateSuspended || s->auto_stopped.load(std::memory_order_relaxed) != 0) {
+        NotRunning(slot, *s, state);
       }
       continue;
     }
@@ -42,24 +61,20 @@ __attribute__((noinline)) void RecordInStreams(uint32_t mask, trace_event_id_t e
     }
     --stream_id;
     if (Filtered(*s, stream_id)) continue;
-    RecordEvent(*s, stream_id, data, data_len, prog_address,
-                Recorder{me.thread, g_pid, me.kernel_tid}, /*system=*/false);
+    Record(*s, stream_id, data_ptr, data_len, prog_address);
   }
 }
 
 }  // namespace
 
+// No stream attached to this process (the usual case): one load and a return.
 API void posix_trace_event(trace_event_id_t event_id, const void* data_ptr, size_t data_len) {
-  std::atomic<uint32_t>* generation = g_registry_generation.load(std::memory_order_relaxed);
-  if (generation->load(std::memory_order_relaxed) !=
-      g_seen_generation.load(std::memory_order_relaxed)) [[unlikely]] {
-    RefreshAttachments();
-  }
-  uint32_t mask = g_active_mask.load(std::memory_order_acquire);
-  if (mask == 0) return;
-  if (data_ptr == nullptr) data_len = 0;
-  RecordInStreams(mask, event_id, data_ptr, data_len,
-                  reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+  std::atomic<uint32_t>& hot = *g_hot.load(std::memory_order_relaxed);
+  uint32_t mask = hot.load(std::memory_order_acquire);
+  if (mask == 0) [[likely]]
+    return;
+  EventToStreams(hot, mask, event_id, data_ptr, data_len,
+                 reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }
 
 API int posix_trace_eventid_open(const char* event_name, trace_event_id_t* event_id) {

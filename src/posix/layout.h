@@ -33,6 +33,7 @@ inline constexpr size_t kDefaultLogSize = size_t{16} << 20;
 inline constexpr size_t kMinSlots = 4;
 inline constexpr size_t kMaxStreamSize = size_t{1} << 32;
 inline constexpr size_t kShmNameMax = 64;
+inline constexpr uint32_t kRegistryDirty = 1u << 31;
 
 // Stream states beyond the two POSIX ones: a shut down stream is never recorded into again.
 inline constexpr uint32_t kStateRunning = POSIX_TRACE_RUNNING;
@@ -117,12 +118,14 @@ inline constexpr size_t SlotsOffset() {
 }
 
 // Streams attached to one traced process: a controller writes the shared memory name of its
-// stream into a free entry and bumps `generation`; the traced process notices on its next event.
+// stream into a free entry and sets kRegistryDirty in `hot`; the traced process notices on its
+// next event. The low bits of `hot` are the attachment slots the traced process uses, so that
+// posix_trace_event learns from one word that it has nothing to do.
 struct RegistryShared {
   uint32_t magic;
   uint32_t owner_uid;
   int32_t pid;
-  std::atomic<uint32_t> generation;
+  std::atomic<uint32_t> hot;
   pthread_mutex_t mutex;  // process-shared, robust
   struct Entry {
     std::atomic<uint32_t> used;

@@ -20,12 +20,10 @@
 namespace rastrace::posix {
 
 namespace {
-std::atomic<uint32_t> g_no_registry_generation{0};
+std::atomic<uint32_t> g_no_registry_hot{0};
 }  // namespace
 
-std::atomic<std::atomic<uint32_t>*> g_registry_generation{&g_no_registry_generation};
-std::atomic<uint32_t> g_seen_generation{0};
-std::atomic<uint32_t> g_active_mask{0};
+std::atomic<std::atomic<uint32_t>*> g_hot{&g_no_registry_hot};
 Attachment g_attachments[TRACE_SYS_MAX];
 int32_t g_pid = 0;
 thread_local ThreadIdentity t_me __attribute__((tls_model("initial-exec")));
@@ -77,8 +75,7 @@ void CreateRegistry() {
     g_registry = static_cast<RegistryShared*>(map);
   }
   InitRegistryContents(*g_registry);
-  g_seen_generation.store(g_registry->generation.load());
-  g_registry_generation.store(&g_registry->generation, std::memory_order_release);
+  g_hot.store(&g_registry->hot, std::memory_order_release);
 }
 
 // Registries of processes that ended without running atexit (_exit, exec, a signal): removed by
@@ -109,7 +106,7 @@ void RemoveRegistryAtExit() {
 }
 
 void Tombstone(Attachment& a, unsigned slot) {
-  g_active_mask.fetch_and(~(1u << slot), std::memory_order_acq_rel);
+  g_registry->hot.fetch_and(~(1u << slot), std::memory_order_acq_rel);
   StreamShared* s = a.stream.exchange(nullptr, std::memory_order_acq_rel);
   if (s == nullptr) return;
   // Another thread may still be inside RecordEvent on this stream: leave zeroed private memory
@@ -131,7 +128,7 @@ bool AttachLocked(const char* name) {
     a.map_bytes = bytes;
     std::snprintf(a.name, sizeof a.name, "%s", name);
     a.stream.store(s, std::memory_order_release);
-    g_active_mask.fetch_or(1u << slot, std::memory_order_acq_rel);
+    g_registry->hot.fetch_or(1u << slot, std::memory_order_acq_rel);
     return true;
   }
   return false;
@@ -139,7 +136,8 @@ bool AttachLocked(const char* name) {
 
 void RefreshLocked() {
   RegistryShared& r = *g_registry;
-  uint32_t generation = r.generation.load(std::memory_order_acquire);
+  // Cleared before the scan: a controller changing the entries meanwhile sets it again.
+  r.hot.fetch_and(~kRegistryDirty, std::memory_order_acq_rel);
   SharedLock lock(r.mutex);
   for (unsigned slot = 0; slot < TRACE_SYS_MAX; ++slot) {
     Attachment& a = g_attachments[slot];
@@ -159,7 +157,6 @@ void RefreshLocked() {
     }
     if (!attached && !AttachLocked(e.name)) e.used.store(0);  // gone already
   }
-  g_seen_generation.store(generation, std::memory_order_release);
 }
 
 void BeforeFork() {
@@ -185,9 +182,9 @@ void AfterForkInChild() {
       auto& e = g_registry->entries[next_entry++];
       std::snprintf(e.name, sizeof e.name, "%s", a.name);
       e.used.store(1);
+      g_registry->hot.fetch_or(1u << slot);
       continue;
     }
-    g_active_mask.fetch_and(~(1u << slot));
     a.stream.store(nullptr);
     munmap(s, a.map_bytes);
     a.name[0] = '\0';
@@ -326,7 +323,7 @@ int AttachStreamTo(pid_t pid, const std::string& shm_name) {
       if (e.used.load() != 0) continue;
       std::snprintf(e.name, sizeof e.name, "%s", shm_name.c_str());
       e.used.store(1);
-      r.generation.fetch_add(1, std::memory_order_release);
+      r.hot.fetch_or(kRegistryDirty, std::memory_order_release);
       return 0;
     }
     return EAGAIN;
@@ -338,7 +335,7 @@ void DetachStreamFrom(pid_t pid, const std::string& shm_name) {
     for (auto& e : r.entries) {
       if (e.used.load() != 0 && shm_name == e.name) e.used.store(0);
     }
-    r.generation.fetch_add(1, std::memory_order_release);
+    r.hot.fetch_or(kRegistryDirty, std::memory_order_release);
     return 0;
   });
 }

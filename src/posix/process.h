@@ -29,9 +29,8 @@ struct ThreadIdentity {
 };
 
 // Hot-path state, read without locks by posix_trace_event.
-extern std::atomic<std::atomic<uint32_t>*> g_registry_generation;
-extern std::atomic<uint32_t> g_seen_generation;
-extern std::atomic<uint32_t> g_active_mask;
+// The `hot` word of this process's registry: attachment bits and kRegistryDirty.
+extern std::atomic<std::atomic<uint32_t>*> g_hot;
 extern Attachment g_attachments[TRACE_SYS_MAX];
 extern int32_t g_pid;
 extern thread_local ThreadIdentity t_me __attribute__((tls_model("initial-exec")));
