@@ -64,6 +64,24 @@ TEST(Fork, InheritedStreamRecordsTheChildsEvents) {
   posix_trace_shutdown(trid);
 }
 
+TEST(Fork, ChildExitDoesNotTouchTheParentsLog) {
+  char name[] = "/tmp/posix_fork_log.XXXXXX";
+  int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create_withlog(0, nullptr, fd, &trid), 0);
+  ASSERT_EQ(posix_trace_start(trid), 0);
+  off_t before = lseek(fd, 0, SEEK_CUR);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) exit(0);  // runs the static destructors of the child
+  ASSERT_EQ(WaitChild(child), 0);
+  EXPECT_EQ(lseek(fd, 0, SEEK_CUR), before);  // the child wrote nothing to the shared offset
+  ASSERT_EQ(posix_trace_shutdown(trid), 0);
+  close(fd);
+  unlink(name);
+}
+
 TEST(Fork, CloseForChildStopsAtTheFork) {
   trace_event_id_t id;
   ASSERT_EQ(posix_trace_eventid_open("fork.closed", &id), 0);

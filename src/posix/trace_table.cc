@@ -1,11 +1,13 @@
 #include "posix/trace_table.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <map>
+#include <new>
 
 #include "posix/process.h"
 
@@ -19,6 +21,20 @@ std::map<trace_id_t, std::shared_ptr<Trace>>& Table() {
   return table;
 }
 trace_id_t g_next_id = 1;
+
+// A forked child owns none of its parent's streams and logs: it must not flush, shut down or
+// join the flusher threads (which do not exist in it) when it exits. Their objects are kept,
+// never destroyed.
+void ForgetTracesInChild() {
+  new (&g_table_mutex) std::mutex();
+  auto orphans = std::make_unique<std::map<trace_id_t, std::shared_ptr<Trace>>>();
+  orphans->swap(Table());
+  (void)orphans.release();  // deliberately never freed: see above
+}
+
+__attribute__((constructor)) void RegisterForkHandler() {
+  pthread_atfork(nullptr, nullptr, ForgetTracesInChild);
+}
 
 // Scans the whole log for what posix_trace_open reports before any event is read.
 int ScanLog(LogTrace& trace) {
