@@ -1,0 +1,108 @@
+// The parser of one template, shared by parser.cc (descriptors), parser_switch.cc (SWITCH cases)
+// and parser_expr.cc ({{ }} statements, expressions, built-in calls). Internal to the template
+// part.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "template/compiled.h"
+#include "template/lexer.h"
+#include "template/source_text.h"
+
+namespace rastrace::tmpl::parse {
+
+// Nesting of braces and parentheses the parser follows before giving up (keeps its stack small
+// whatever the input).
+inline constexpr int kMaxNesting = 64;
+// The evaluator's fixed expression stack.
+inline constexpr uint32_t kMaxExprStack = 128;
+
+// How the case values of a SWITCH are written.
+enum class Base : uint8_t { kHex, kDecimal, kOctal, kBinary, kText, kFloat, kErrno };
+
+std::string Lower(std::string_view s);
+bool IsHexDigit(char c);
+// "$90F": three hex digits name a template subroutine.
+bool IsSubroutineName(std::string_view name);
+bool ParseUnsigned(std::string_view text, int base, uint64_t& out);
+// A number in an expression or a LOOP count: decimal, or hex with 0x.
+bool ParseExprNumber(std::string_view text, uint64_t& out);
+// BITFLAGS numbers: hex by default, a leading 'o' for octal, 0x for hex.
+bool ParseFlagNumber(std::string_view text, uint64_t& out);
+bool IsPointerCode(CodeKind k);
+// What follows '%' in $reg%X8.
+MacroFormat ParseMacroFormat(std::string_view text);
+
+class Parser {
+ public:
+  Parser(const SourceText& source, CompiledTemplate& out)
+      : src_(source), lex_(source.text()), ct_(out) {}
+
+  bool failed() const { return failed_; }
+  size_t error_offset() const { return error_offset_; }
+  const std::string& error_message() const { return error_message_; }
+
+  bool Header(Template& t);
+  bool Body(Template& t);
+
+ private:
+  bool Fail(size_t offset, std::string message) {
+    if (!failed_) {
+      failed_ = true;
+      error_offset_ = offset;
+      error_message_ = std::move(message);
+    }
+    return false;
+  }
+  std::string PosText(size_t offset) const {
+    SourcePos p = src_.PosAt(offset);
+    return fmt::format("{}:{}", p.line, p.column);
+  }
+
+  bool ParseSeq(Seq& out, bool until_close, size_t open_offset);
+  bool Item(Seq& out, const Token& t, bool allow_switch);
+  bool MacroItem(Seq& out, const Token& t, bool allow_switch);
+  bool WordItem(Seq& out, const Token& t, bool allow_switch);
+  bool MacroValue(const Token& t, Value& v);
+  bool SubjectValue(const Token& t, Value& v, std::string_view what);
+  bool SwitchItem(Seq& out, Value subject);
+  bool CaseLabelOf(const Token& t, Base base, CaseLabel& label);
+  bool Body(Seq& out, const Token& t, std::string_view what);
+  bool Loop(Seq& out, const Token& keyword);
+  bool Bitflags(Seq& out, const Token& keyword);
+  bool Statement(Seq& out, size_t open_offset);
+  bool Backquote(Seq& out, const Token& t);
+  bool BuiltinCall(std::string_view name, size_t offset, std::unique_ptr<Builtin>& out);
+  bool Expression(Expr& e);
+  bool Additive(Expr& e, int depth);
+  bool Multiplicative(Expr& e, int depth);
+  bool Unary(Expr& e, int depth);
+  bool Primary(Expr& e, int depth);
+  bool MacroIndex(std::string_view name, bool defining, size_t offset, uint16_t& index);
+  bool FinishMacros();
+  bool PeekComma() const { return lex_.Peek().kind == Tok::kComma; }
+  static void Push(Seq& out, NodeKind kind, std::string_view text = {}) {
+    Node n;
+    n.kind = kind;
+    n.text = std::string(text);
+    out.push_back(std::move(n));
+  }
+
+  const SourceText& src_;
+  Lexer lex_;
+  CompiledTemplate& ct_;
+  int depth_ = 0;
+  std::vector<bool> defined_;
+  std::vector<uint16_t> definition_order_;
+  bool failed_ = false;
+  size_t error_offset_ = 0;
+  std::string error_message_;
+};
+
+}  // namespace rastrace::tmpl::parse
