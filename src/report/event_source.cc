@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <deque>
+
 #include "event/format.h"
 
 namespace rastrace::report {
@@ -23,24 +25,56 @@ struct EventSource::Input {
   uint64_t last_ticks = 0;
   uint64_t first_ticks = 0;
   uint64_t key_ns = 0;  // merge key of `pending`
+  // Leading TRACE ON events held back until the header block (003 and 00A events) has been
+  // returned (see LogStart).
+  size_t hold_before_header = 0;
+  struct HeldEvent {
+    event::Event event;
+    std::vector<uint8_t> bytes, buffer;
+  };
+  std::deque<HeldEvent> held;
+  bool holding = false;  // held TRACE ONs wait for the end of the header block
+  HeldEvent current;     // owns the bytes of `pending` when it came from `held`
 };
 
 EventSource::~EventSource() = default;
 
 namespace {
 
-// rastrace writes the time conversion right after the header, so the header's own timestamp would
-// otherwise be converted differently from every later one. Looking a few events ahead for it
-// keeps elapsed times and the merge order consistent from the first event.
-event::TimeConversion EarlyTimeConversion(const std::string& path) {
+// What the first events of a log tell before reporting starts. rastrace writes the time
+// conversion right after the header, so the header's own timestamp would otherwise be converted
+// differently from every later one; and the recorder writes TRACE ON (001) just before the 003
+// header, which would put the column header and TRACE ON above the header: they are reported
+// after the header block instead, where AIX reports show them.
+struct LogStart {
+  event::TimeConversion conversion;
+  size_t trace_ons_before_header = 0;  // 001 events that come before the first 003
+};
+
+LogStart ScanLogStart(const std::string& path) {
+  LogStart start;
   event::TimeBase timebase;
   auto reader = event::LogReader::Open(path, event::ReaderOptions{.reformat = false});
-  if (!reader) return timebase.conversion();
+  if (!reader) return start;
   event::Event e;
+  size_t trace_ons = 0;
+  bool header_seen = false, leading = true, conversion_seen = false;
   for (int i = 0; i < 64 && reader->Next(e) == event::ReadStatus::kEvent; ++i) {
-    if (timebase.Observe(e, reader->byte_order())) break;
+    if (!conversion_seen && timebase.Observe(e, reader->byte_order())) conversion_seen = true;
+    if (leading && !header_seen) {
+      if (e.hook_id == event::kHookTraceOn) {
+        ++trace_ons;
+      } else if (e.hook_id == event::kHookHeader) {
+        header_seen = true;
+        start.trace_ons_before_header = trace_ons;
+      } else {
+        leading = false;
+      }
+    }
+    if (conversion_seen && (header_seen || !leading)) break;
   }
-  return timebase.conversion();
+  start.conversion = timebase.conversion();
+  return start;
 }
 
 }  // namespace
@@ -57,7 +91,11 @@ Result<std::unique_ptr<EventSource>> EventSource::Open(const std::vector<std::st
       source->total_bytes_ += static_cast<uint64_t>(st.st_size);
     }
     source->inputs_.push_back(std::make_unique<Input>(std::move(reader).value()));
-    if (path != "-") source->inputs_.back()->timebase.Set(EarlyTimeConversion(path));
+    if (path != "-") {
+      LogStart start = ScanLogStart(path);
+      source->inputs_.back()->timebase.Set(start.conversion);
+      source->inputs_.back()->hold_before_header = start.trace_ons_before_header;
+    }
   }
   return source;
 }
@@ -70,13 +108,46 @@ uint64_t EventSource::bytes_read() const {
 
 bool EventSource::Fill(Input& input) {
   if (input.has_pending) return true;
+  if (input.hold_before_header != 0) HoldTraceOns(input);
+  if (input.holding) {
+    // Header material (003, 00A) passes the held TRACE ONs; the first other event releases them.
+    event::Event e;
+    switch (input.reader.Next(e)) {
+      case event::ReadStatus::kEvent:
+        if (e.hook_id == event::kHookHeader || e.hook_id == event::kHookUtil) {
+          input.pending = e;
+          input.has_pending = true;
+          SetKey(input);
+          return true;
+        }
+        input.held.push_back(
+            {e, {e.bytes.begin(), e.bytes.end()}, {e.buffer.begin(), e.buffer.end()}});
+        break;
+      case event::ReadStatus::kError:
+        warnings_.push_back(input.reader.error().message);
+        input.ended = true;
+        break;
+      case event::ReadStatus::kEnd:
+        input.ended = true;
+        break;
+    }
+    input.holding = false;
+  }
+  if (!input.held.empty()) {
+    input.current = std::move(input.held.front());
+    input.held.pop_front();
+    input.pending = input.current.event;
+    input.pending.bytes = input.current.bytes;
+    input.pending.buffer = input.current.buffer;
+    input.has_pending = true;
+    SetKey(input);
+    return true;
+  }
   if (input.ended) return false;
   switch (input.reader.Next(input.pending)) {
     case event::ReadStatus::kEvent:
       input.has_pending = true;
-      input.key_ns = input.pending.timestamped
-                         ? input.timebase.ToNanoseconds(input.pending.timestamp)
-                         : input.last_ns;
+      SetKey(input);
       return true;
     case event::ReadStatus::kError:
       warnings_.push_back(input.reader.error().message);
@@ -87,6 +158,31 @@ bool EventSource::Fill(Input& input) {
       return false;
   }
   return false;
+}
+
+void EventSource::SetKey(Input& input) {
+  input.key_ns = input.pending.timestamped ? input.timebase.ToNanoseconds(input.pending.timestamp)
+                                           : input.last_ns;
+}
+
+void EventSource::HoldTraceOns(Input& input) {
+  // Copies the leading TRACE ON events aside (the scan counted them) until the header block has
+  // been returned.
+  size_t to_hold = input.hold_before_header;
+  input.hold_before_header = 0;
+  for (size_t i = 0; i < to_hold; ++i) {
+    event::Event e;
+    event::ReadStatus status = input.reader.Next(e);
+    if (status == event::ReadStatus::kError) warnings_.push_back(input.reader.error().message);
+    if (status != event::ReadStatus::kEvent) {
+      input.ended = true;
+      return;
+    }
+    input.held.push_back({e, {e.bytes.begin(), e.bytes.end()}, {e.buffer.begin(), e.buffer.end()}});
+    // The file is not what the scan saw: give the events back in log order.
+    if (e.hook_id != event::kHookTraceOn) return;
+  }
+  input.holding = true;
 }
 
 void EventSource::Learn(Input& input, const event::Event& event) {

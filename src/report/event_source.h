@@ -57,6 +57,8 @@ class EventSource {
   struct Input;
   EventSource() = default;
   bool Fill(Input& input);
+  void SetKey(Input& input);
+  void HoldTraceOns(Input& input);
   void Learn(Input& input, const event::Event& event);
 
   std::vector<std::unique_ptr<Input>> inputs_;

@@ -95,6 +95,23 @@ LogBuilder Truncated() {
   return log;
 }
 
+// In the order the recorder writes a log: TRACE ON before the header, then the 00A events, a
+// thread name without a timestamp, the program's hooks.
+LogBuilder RecorderOrder() {
+  LogBuilder log;
+  log.Hook(event::kHookTraceOn, 0, {0}, kPid, 5000);
+  log.Hook(event::kHookTraceOn, 0, {1}, kPid, 5000);
+  log.Header(kStart, "Linux", "node4", "6.1.0", "#1", "x86_64", "rastrace-example", 5000);
+  log.TimeConversion(1, 1, 0, 5000);
+  log.Hook(event::kHookUtil, event::kUtilCpus, {2, 2}, kPid, 5000);
+  log.Process(kPid, 1, kPid, "/usr/bin/rastrace-example", 5000);
+  log.ThreadName(kWorker, "worker", -1);
+  log.Hook(0x0100, 0, {}, kPid, 6000);
+  log.Hook(0x0150, 0, {1, 7, 8}, kWorker, 7000);
+  log.Hook(event::kHookTraceOff, 0, {0}, kPid, 8000);
+  return log;
+}
+
 LogBuilder Big() {
   LogBuilder log;
   log.Header(kStart, "Linux", "big", "6.1.0", "#1", "x86_64", "trace", 0);
@@ -136,8 +153,8 @@ LogBuilder Big() {
 }  // namespace
 
 std::vector<std::string> GoldenLogNames() {
-  return {"example64le",     "example64be", "example32le", "example32be",
-          "rastrace_events", "second",      "truncated",   "big"};
+  return {"example64le", "example64be", "example32le", "example32be",   "rastrace_events",
+          "second",      "truncated",   "big",         "recorder_order"};
 }
 
 LogBuilder GoldenLog(const std::string& name) {
@@ -149,6 +166,7 @@ LogBuilder GoldenLog(const std::string& name) {
   if (name == "second") return Second();
   if (name == "truncated") return Truncated();
   if (name == "big") return Big();
+  if (name == "recorder_order") return RecorderOrder();
   return LogBuilder();
 }
 
