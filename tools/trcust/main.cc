@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "trcust: compile OS/2 trace source files (TSF) into trace format (TRCxxxx.TFF) "
       "and definition (TRCxxxx.TDF) files, or into a header of static tracepoints"};
+  app.name("trcust");
   std::vector<std::string> inputs;
   std::string output_dir, header, combine;
   app.add_option("inputs", inputs,

@@ -76,3 +76,9 @@ bad.record(0x64, 0x7001, 5, NOT_KERNEL | DYNAMIC, prefixed(b"\3\0"))
 image = bytearray(bad.image())
 struct.pack_into("<H", image, at + 5 + 2 + 5, 0x7000)  # the middle record's length field
 save("corrupt.stda", bytes(image))
+
+# Truncation: the new-format sample cut after its records, before LAST.
+with open("sample.stda", "rb") as f:
+    whole = f.read()
+with open("truncated.stda", "wb") as f:
+    f.write(whole[:0x1A + 0xC0])  # after NEXT: every record is there, LAST is not
