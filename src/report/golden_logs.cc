@@ -45,6 +45,8 @@ LogBuilder Example64(ByteOrder order) {
   log.Process(kPid, 1, kWorker, "/usr/bin/rastrace-example", 1000);
   log.ThreadName(kWorker, "worker", 1000);
   ExampleHooks(log, 1000);
+  // A 32-bit application on this 64-bit kernel: shown to the template in the 32-bit layout.
+  log.Hook32BitData(0x0120, 0, {6, 7, 8, 9, 10}, kPid, 1000 + 5200);
   return log;
 }
 

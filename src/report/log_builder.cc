@@ -34,6 +34,23 @@ LogBuilder& LogBuilder::Hook(uint16_t id16, uint16_t subhook, std::initializer_l
   return *this;
 }
 
+LogBuilder& LogBuilder::Hook32BitData(uint16_t id16, uint16_t subhook,
+                                      std::initializer_list<uint64_t> words, uint64_t tid,
+                                      int64_t timestamp) {
+  event::EventFields fields;
+  fields.hook_id = id16;
+  fields.subhook = subhook;
+  fields.data32 = true;
+  fields.word_count = static_cast<uint8_t>(words.size());
+  size_t i = 0;
+  for (uint64_t w : words) fields.words[i++] = w;
+  fields.thread_id = tid;
+  fields.timestamped = timestamp >= 0;
+  fields.timestamp = timestamp >= 0 ? static_cast<uint64_t>(timestamp) : 0;
+  Add(fields);
+  return *this;
+}
+
 LogBuilder& LogBuilder::Generic(uint16_t id16, uint16_t subhook, uint64_t word,
                                 std::span<const uint8_t> buffer, uint64_t tid, int64_t timestamp) {
   event::EventFields fields;

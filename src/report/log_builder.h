@@ -23,6 +23,9 @@ class LogBuilder {
   // A hook with 0..5 data words; `timestamp` < 0 means no timestamp.
   LogBuilder& Hook(uint16_t id16, uint16_t subhook, std::initializer_list<uint64_t> words,
                    uint64_t tid, int64_t timestamp);
+  // The same from a 32-bit application on a 64-bit kernel: 4-byte data words (the B flag).
+  LogBuilder& Hook32BitData(uint16_t id16, uint16_t subhook, std::initializer_list<uint64_t> words,
+                            uint64_t tid, int64_t timestamp);
   // A generic (trcgen) hook.
   LogBuilder& Generic(uint16_t id16, uint16_t subhook, uint64_t word,
                       std::span<const uint8_t> buffer, uint64_t tid, int64_t timestamp);
