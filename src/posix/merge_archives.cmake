@@ -1,0 +1,12 @@
+# Appends the members of the archives in LIBS to the archive OUT (an ar MRI script).
+set(script "open ${OUT}\n")
+foreach(lib IN LISTS LIBS)
+  string(APPEND script "addlib ${lib}\n")
+endforeach()
+string(APPEND script "save\nend\n")
+file(WRITE ${OUT}.mri "${script}")
+execute_process(COMMAND ${AR} -M INPUT_FILE ${OUT}.mri RESULT_VARIABLE rc ERROR_VARIABLE err)
+file(REMOVE ${OUT}.mri)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "merging ${LIBS} into ${OUT} failed: ${err}")
+endif()
