@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <regex>
 
@@ -21,6 +22,7 @@ constexpr size_t kEndOffset = kBeginOffset + 8;
 constexpr size_t kContentSizeOffset = kEndOffset + 8;
 constexpr size_t kPacketSizeOffset = kContentSizeOffset + 8;
 constexpr size_t kSequenceOffset = kPacketSizeOffset + 8;
+constexpr uint64_t kMaxClockValue = uint64_t{INT64_MAX} / 2;  // 146 years
 
 template <class T>
 void Put(std::vector<uint8_t>& out, T value) {
@@ -165,7 +167,10 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
 
   // CTF needs time to move forward within a stream; an event recorded out of order is shown at
   // its predecessor's time (its raw ticks stay in the `ticks` field).
-  const uint64_t ns = std::max(record.item->time_ns, stream.last_ns);
+  // babeltrace2 keeps nanoseconds from the clock's origin in a signed 64-bit integer and refuses a
+  // stream whose times come near its limit (found by export_random_test: INT64_MAX fails, half of
+  // it works), so a corrupt timestamp would make the whole stream unreadable.
+  const uint64_t ns = std::max(std::min(record.item->time_ns, kMaxClockValue), stream.last_ns);
   if (stream.events_in_packet == 0) stream.first_ns = ns;
   stream.last_ns = ns;
 
