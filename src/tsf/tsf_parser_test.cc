@@ -144,6 +144,17 @@ TEST(TsfParser, AddressFormsAndFlags) {
   EXPECT_TRUE(d[6].registers[3].variable);
 }
 
+TEST(TsfParser, StaticTracepointWithoutDataStatementsTakesAnyFmt) {
+  // The program records the data itself (DosSysTrace); only the FMT syntax is checked.
+  Module m = MustParse("MAJOR=1 TRACE TP=@STATIC, FMT=\"%W %P%S %D\"");
+  EXPECT_EQ(m.tracepoints[0].fmt.size(), 1u);
+  EXPECT_THAT(Diagnostics("MAJOR=1 TRACE TP=@STATIC, FMT=\"%W %Z\""),
+              HasSubstr("t.tsf:1:35: error: in FMT: unknown control '%Z'"));
+  // A dynamic tracepoint records exactly its data statements.
+  EXPECT_THAT(Diagnostics("MAJOR=1 TRACE TP=.f, FMT=\"%W\""),
+              HasSubstr("t.tsf:1:27: error: %W here, but the data statements record no more data"));
+}
+
 TEST(TsfParser, StringEscapes) {
   Module m = MustParse(R"(MAJOR=1 TRACE TP=@STATIC, DESC="a \"q\" b\\c \n")");
   EXPECT_EQ(m.tracepoints[0].desc, R"(a "q" b\c \n)");

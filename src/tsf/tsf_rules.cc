@@ -172,6 +172,9 @@ std::string ControlName(const FmtItem& item) {
 
 void CheckFmt(const Tracepoint& tp, const TracepointExtras& ex, DiagnosticSink& sink) {
   if (tp.fmt.empty()) return;
+  // A static tracepoint without data statements gets its data from the program's own
+  // DosSysTrace call: only the FMT syntax can be checked.
+  const bool free_data = tp.site.kind == TracepointSite::Kind::kStatic && tp.data.empty();
   const std::vector<Segment> layout = Layout(tp);
   size_t seg = 0;
   int64_t used = 0;         // bytes of layout[seg] taken
@@ -198,6 +201,7 @@ void CheckFmt(const Tracepoint& tp, const TracepointExtras& ex, DiagnosticSink& 
           fmt::format("in FMT: {}", colon == std::string::npos ? msg : msg.substr(colon + 2)));
       return;
     }
+    if (free_data) continue;
     for (const FmtItem& item : *items) {
       const int32_t size = item.FixedSize();
       if (!item.prefixed && size == 0) continue;  // literals, %X, %Y
@@ -273,7 +277,7 @@ void CheckFmt(const Tracepoint& tp, const TracepointExtras& ex, DiagnosticSink& 
   }
   size_t records = 0;
   for (const Segment& s : layout) records += s.prefixed ? 1 : 0;
-  if (prefixes != records) {
+  if (!free_data && prefixes != records) {
     sink.Error(tp.fmt.front().where,
                fmt::format("the FMT strings have {} %P controls, but the tracepoint records {} "
                            "data records (MEM32, MEM, ASCIIZ32, ASCIIZ): one %P is needed for each",
