@@ -432,6 +432,52 @@ TEST(Controller, FlushWithoutLogAndCloseOfActiveStreamAreInvalid) {
   EXPECT_EQ(posix_trace_shutdown(trid), 0);
 }
 
+TEST(Controller, AtMostTraceSysMaxStreamsTraceOneProcess) {
+  std::vector<trace_id_t> trids(TRACE_SYS_MAX);
+  for (auto& trid : trids) ASSERT_EQ(posix_trace_create(0, nullptr, &trid), 0);
+  trace_id_t one_more;
+  EXPECT_EQ(posix_trace_create(0, nullptr, &one_more), EAGAIN);
+  for (auto trid : trids) EXPECT_EQ(posix_trace_shutdown(trid), 0);
+  ASSERT_EQ(posix_trace_create(0, nullptr, &one_more), 0);  // the slots are free again
+  EXPECT_EQ(posix_trace_shutdown(one_more), 0);
+}
+
+TEST(Controller, EveryStreamOfAProcessGetsItsEvents) {
+  trace_id_t first, second;
+  ASSERT_EQ(posix_trace_create(0, nullptr, &first), 0);
+  ASSERT_EQ(posix_trace_create(0, nullptr, &second), 0);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.two", &id), 0);
+  ASSERT_EQ(posix_trace_start(first), 0);
+  ASSERT_EQ(posix_trace_start(second), 0);
+  int v = 42;
+  posix_trace_event(id, &v, sizeof v);
+  for (trace_id_t trid : {first, second}) {
+    auto events = Drain(trid);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(IntData(events[1]), 42);
+    EXPECT_EQ(posix_trace_shutdown(trid), 0);
+  }
+}
+
+TEST(Controller, ReadArgumentsAreChecked) {
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create(0, nullptr, &trid), 0);
+  posix_trace_event_info info;
+  size_t len;
+  int unavailable;
+  EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, nullptr, 8, &len, &unavailable), EINVAL);
+  EXPECT_EQ(posix_trace_trygetnext_event(trid, nullptr, nullptr, 0, &len, &unavailable), EINVAL);
+  EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, nullptr, 0, nullptr, &unavailable), EINVAL);
+  EXPECT_EQ(posix_trace_timedgetnext_event(trid, &info, nullptr, 0, &len, &unavailable, nullptr),
+            EINVAL);
+  EXPECT_EQ(posix_trace_get_status(trid, nullptr), EINVAL);
+  EXPECT_EQ(posix_trace_get_filter(trid, nullptr), EINVAL);
+  EXPECT_EQ(posix_trace_set_filter(trid, nullptr, POSIX_TRACE_SET_EVENTSET), EINVAL);
+  EXPECT_EQ(posix_trace_get_attr(trid, nullptr), EINVAL);
+  EXPECT_EQ(posix_trace_shutdown(trid), 0);
+}
+
 TEST(Controller, TracingAProcessThatDoesNotExist) {
   trace_id_t trid;
   EXPECT_EQ(posix_trace_create(999999999, nullptr, &trid), ESRCH);
