@@ -105,6 +105,8 @@ bool Parser::ParseSeq(Seq& out, bool until_close, size_t open_offset) {
 }
 
 bool Parser::Item(Seq& out, const Token& t, bool allow_switch) {
+  Nest nest(*this);
+  if (nest.too_deep()) return TooDeep(t.offset);
   switch (t.kind) {
     case Tok::kError:
       return Fail(t.offset, std::string(t.text));

@@ -65,6 +65,8 @@ bool Parser::Statement(Seq& out, size_t open_offset) {
 }
 
 bool Parser::BuiltinCall(std::string_view name, size_t offset, std::unique_ptr<Builtin>& out) {
+  Nest nest(*this);
+  if (nest.too_deep()) return TooDeep(offset);
   auto b = std::make_unique<Builtin>();
   b->name = std::string(name);
   Token open = lex_.NextExpr();
@@ -159,6 +161,8 @@ bool Parser::BuiltinCall(std::string_view name, size_t offset, std::unique_ptr<B
 }
 
 bool Parser::Expression(Expr& e) {
+  Nest nest(*this);
+  if (nest.too_deep()) return TooDeep(lex_.offset());
   if (!Additive(e, 0)) return false;
   // Depth of the postfix stack; calls push one value each.
   uint32_t depth = 0, max_depth = 0;

@@ -20,6 +20,8 @@ namespace rastrace::tmpl::parse {
 // Nesting of braces and parentheses the parser follows before giving up (keeps its stack small
 // whatever the input).
 inline constexpr int kMaxNesting = 64;
+// Items, built-in calls and expressions inside one another (LOOP 1 LOOP 1 ... needs no braces).
+inline constexpr int kMaxItemNesting = 256;
 // The evaluator's fixed expression stack.
 inline constexpr uint32_t kMaxExprStack = 128;
 
@@ -86,6 +88,23 @@ class Parser {
   bool Primary(Expr& e, int depth);
   bool MacroIndex(std::string_view name, bool defining, size_t offset, uint16_t& index);
   bool FinishMacros();
+  // Counts one level of nesting (a descriptor item, a built-in call, an expression) for as long
+  // as it lives, so that no input can nest deeper than kMaxNesting and overflow the stack.
+  class Nest {
+   public:
+    explicit Nest(Parser& p) : p_(p) { ++p_.nesting_; }
+    ~Nest() { --p_.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+    bool too_deep() const { return p_.nesting_ > kMaxItemNesting; }
+
+   private:
+    Parser& p_;
+  };
+  bool TooDeep(size_t offset) {
+    return Fail(offset,
+                fmt::format("template nested too deeply: at most {} levels", kMaxItemNesting));
+  }
   bool PeekComma() const { return lex_.Peek().kind == Tok::kComma; }
   static void Push(Seq& out, NodeKind kind, std::string_view text = {}) {
     Node n;
@@ -98,6 +117,7 @@ class Parser {
   Lexer lex_;
   CompiledTemplate& ct_;
   int depth_ = 0;
+  int nesting_ = 0;
   std::vector<bool> defined_;
   std::vector<uint16_t> definition_order_;
   bool failed_ = false;
