@@ -96,7 +96,11 @@ std::string DefinitionFileName(uint16_t major) {
 
 std::string WriteDefinitionText(const Module& m) {
   std::string out = fmt::format("; {} {}\n", kDefinitionFileMagic, kDefinitionFileVersion);
-  out += fmt::format("; trace definition file written by trcust from {}\n", m.file);
+  std::string source = m.file;  // a comment line: no line breaks
+  for (char& c : source) {
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  }
+  out += fmt::format("; trace definition file written by trcust from {}\n", source);
   if (!m.modname.empty()) out += fmt::format("MODNAME = {}\n", TsfString(m.modname));
   out += fmt::format("MAJOR = {:#06x}\nMAXDATALENGTH = {}\n", m.major, m.max_data_length);
   auto list = [&](const char* key, const std::vector<NamedId>& ids) {
@@ -151,7 +155,8 @@ Result<Module> ParseDefinitionText(std::string_view text, std::string_view file_
                      kDefinitionFileVersion);
   }
   const size_t eol = text.find('\n');
-  const std::string_view version = text.substr(magic.size(), eol - magic.size());
+  std::string_view version = text.substr(magic.size(), eol - magic.size());
+  if (!version.empty() && version.back() == '\r') version.remove_suffix(1);
   if (version != std::to_string(kDefinitionFileVersion)) {
     return MakeError("{}:1: definition file version '{}' is not supported (this build reads {})",
                      file_name, version, kDefinitionFileVersion);

@@ -141,12 +141,7 @@ Result<FmtLineItems> ParseFmt(std::string_view text) {
       item.control = FmtControl::kSkip;
       item.skip = n;
     } else if (std::string_view("XYBCWDFQASU").find(c) != std::string_view::npos) {
-      if (item.prefixed && (c == 'X' || c == 'Y')) {
-        return MakeError("offset {}: %P must be followed by a control that takes data", at);
-      }
       item.control = ControlFor(c);
-      if (c == 'X') item.control = FmtControl::kMajor;
-      if (c == 'Y') item.control = FmtControl::kMinor;
       ++i;
     } else {
       return MakeError("offset {}: unknown control '%{}' (expected one of {})", at, text[i],

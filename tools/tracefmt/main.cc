@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <tuple>
 
 #include "filters.h"
 #include "stda/report.h"
@@ -112,8 +113,9 @@ int main(int argc, char** argv) {
       out += fmt::format("  major {:#04x}: {} record{}\n", major, count, count == 1 ? "" : "s");
     }
     if (c.corrupt()) {
-      out += fmt::format("Corruption: {} problem{}; the records that could be read are shown above\n",
-                         c.problems.size(), c.problems.size() == 1 ? "" : "s");
+      out +=
+          fmt::format("Corruption: {} problem{}; the records that could be read are shown above\n",
+                      c.problems.size(), c.problems.size() == 1 ? "" : "s");
       for (const auto& p : c.problems) {
         out += fmt::format("  offset {:#x}: {}\n", p.offset, p.message);
       }
