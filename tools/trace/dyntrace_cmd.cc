@@ -147,6 +147,10 @@ int RunDaemon(const SessionOptions& options) {
   }
   if (daemon == 0) {
     close(report[0]);
+    // A daemon keeps no descriptor of its caller but the report pipe: an inherited pipe would
+    // keep the caller's reader waiting until the session ends.
+    if (dup2(report[1], 3) == 3) report[1] = 3;
+    close_range(4, ~0U, 0);
     setsid();
     InstallStopHandlers();
     auto session = dyntrace::Session::Start(options);
