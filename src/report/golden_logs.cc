@@ -114,6 +114,17 @@ LogBuilder RecorderOrder() {
   return log;
 }
 
+// Kernel hooks of a system-wide session that feed the process table.
+LogBuilder KernelEvents() {
+  LogBuilder log;
+  log.Header(kStart, "Linux", "node5", "6.1.0", "#1", "x86_64", "trace -a", 0);
+  log.Generic(0x1340, 0, 300, log.S2("/usr/sbin/daemon"), 300, 100);
+  log.Hook(0x1390, 0, {301, 300}, 300, 200);
+  log.Hook(0x0100, 0, {}, 301, 300);
+  log.Hook(0x4650, 0, {301, 120}, 301, 400);
+  return log;
+}
+
 LogBuilder Big() {
   LogBuilder log;
   log.Header(kStart, "Linux", "big", "6.1.0", "#1", "x86_64", "trace", 0);
@@ -155,8 +166,8 @@ LogBuilder Big() {
 }  // namespace
 
 std::vector<std::string> GoldenLogNames() {
-  return {"example64le", "example64be", "example32le", "example32be",   "rastrace_events",
-          "second",      "truncated",   "big",         "recorder_order"};
+  return {"example64le", "example64be", "example32le", "example32be",    "rastrace_events",
+          "second",      "truncated",   "big",         "recorder_order", "kernel_events"};
 }
 
 LogBuilder GoldenLog(const std::string& name) {
@@ -169,6 +180,7 @@ LogBuilder GoldenLog(const std::string& name) {
   if (name == "truncated") return Truncated();
   if (name == "big") return Big();
   if (name == "recorder_order") return RecorderOrder();
+  if (name == "kernel_events") return KernelEvents();
   return LogBuilder();
 }
 

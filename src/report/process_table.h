@@ -1,5 +1,6 @@
 // The report's process table, built from rastrace's own 00A subhooks: 0x100 process (pid, ppid,
-// tid, exec path), 0x103 exec (pid, path) and 0x104 thread name (tid, name). It answers the pid of
+// tid, exec path), 0x103 exec (pid, path) and 0x104 thread name (tid, name), and from the kernel
+// EXEC (134) and FORK (139) hooks of system-wide sessions. It answers the pid of
 // a thread, the exec path of a pid ($EXECPATH, Pm, the PROCESS NAME column) and keeps the history
 // of each pid's path so that a parallel report sees the table as it was at each event.
 #pragma once
@@ -19,9 +20,14 @@
 
 namespace rastrace::report {
 
+// Kernel hooks of system-wide sessions (templates/kernel.trcfmt) that also feed the table.
+inline constexpr uint16_t kHookKernelExec = 0x1340;  // generic: data word pid; buffer S2 path
+inline constexpr uint16_t kHookKernelFork = 0x1390;  // words: child pid, parent pid
+
 class ProcessTable {
  public:
-  // Learns from a 00A event of subhook 0x100, 0x103 or 0x104 (other events are ignored).
+  // Learns from a 00A event of subhook 0x100, 0x103 or 0x104, or a kernel EXEC or FORK event
+  // (other events are ignored).
   // `sequence` orders the change among events. Returns true when the table changed.
   bool Observe(const event::Event& event, ByteOrder order, uint64_t sequence);
 
