@@ -25,11 +25,14 @@ trace_id_t g_next_id = 1;
 // A forked child owns none of its parent's streams and logs: it must not flush, shut down or
 // join the flusher threads (which do not exist in it) when it exits. Their objects are kept,
 // never destroyed.
+std::map<trace_id_t, std::shared_ptr<Trace>>* g_orphans = nullptr;  // reachable, never freed
+
 void ForgetTracesInChild() {
   new (&g_table_mutex) std::mutex();
   auto orphans = std::make_unique<std::map<trace_id_t, std::shared_ptr<Trace>>>();
   orphans->swap(Table());
-  (void)orphans.release();  // deliberately never freed: see above
+  if (g_orphans != nullptr) orphans->merge(*g_orphans);
+  g_orphans = orphans.release();
 }
 
 __attribute__((constructor)) void RegisterForkHandler() {
