@@ -8,6 +8,7 @@ namespace rastrace::report {
 Emitter::Emitter(const ReportOptions& options, std::string& out)
     : layout_(options.layout),
       no_header_(options.no_header),
+      raw_(options.raw),
       out_(out),
       column_header_(ColumnHeader(options.layout)),
       prefix_width_(PrefixWidth(options.layout)) {}
@@ -48,15 +49,16 @@ bool Emitter::Emit(const PreparedEvent& event, const tmpl::EvalOutput& text) {
     }
   }
   if (text.level == tmpl::Level::kNoPrint) return go_on;
+  // The header is the top of the report, not an event line: no prefix, whatever its L=.
+  // (-r shows every event the same way.)
+  const tmpl::Level level = header_event && !raw_ ? tmpl::Level::kZero : text.level;
 
   std::string_view body = text.text;
-  if (text.level == tmpl::Level::kZero) {
-    if (body.empty()) return go_on;
-  }
+  if (level == tmpl::Level::kZero && body.empty()) return go_on;
   ++events_printed_;
   size_t indent = 0;
-  if (text.level != tmpl::Level::kZero) {
-    indent = prefix_width_ + (static_cast<size_t>(text.level) - 1) * 8;
+  if (level != tmpl::Level::kZero) {
+    indent = prefix_width_ + (static_cast<size_t>(level) - 1) * 8;
     PrefixFields fields;
     fields.hook_id = id;
     fields.process_name = layout_.full_exec_path ? event.exec_path : event.process_name;

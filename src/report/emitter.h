@@ -27,6 +27,7 @@ class Emitter {
 
   LayoutOptions layout_;
   bool no_header_;
+  bool raw_;
   std::string& out_;
   std::string column_header_;
   size_t prefix_width_;

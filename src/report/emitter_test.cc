@@ -48,6 +48,18 @@ TEST_F(EmitterTest, HeaderThenColumnHeaderThenEvents) {
             "                                                    second\n");
 }
 
+TEST_F(EmitterTest, HeaderPrintsWithoutPrefixWhateverItsLevel) {
+  ReportOptions options;
+  std::string out;
+  Emitter emitter(options, out);
+  emitter.Emit(Event(event::kHookHeader, 0), Text("HEADER\nsecond", tmpl::Level::kKern));
+  emitter.Emit(Event(0x0100, 0), Text("START"));
+  EXPECT_EQ(out,
+            "HEADER\nsecond\n"
+            "ID     ELAPSED_SEC     DELTA_MSEC   APPL    SYSCALL KERNEL  INTERRUPT\n"
+            "010    0.000000000       0.000000   START\n");
+}
+
 TEST_F(EmitterTest, NoHeaderDropsTemplate003AndTheColumnHeader) {
   ReportOptions options;
   options.no_header = true;
