@@ -99,6 +99,28 @@ TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
   EXPECT_EQ(a->ring.head(), a->ring.tail());
 }
 
+// Runs of 256 KiB or more go from the ring to the file directly, in two pieces across the wrap.
+TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
+  ScratchDir dir;
+  auto a = MakeSlot(100, "alpha", 1 << 20);  // 32768 events of 4 words
+  LogSink sink = OpenSink(dir.Path("log"));
+  ThreadSlot* slots[] = {a.get()};
+  uint64_t seq = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 20000; ++i, ++seq) ASSERT_TRUE(Put(*a, 0x01100000, seq, seq + 1));
+    EXPECT_EQ(DrainOnce(slots, sink, 0).events, 20000u);
+  }
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.Path("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  const auto values = Only(*events, 0x0110);
+  ASSERT_EQ(values.size(), 60000u);
+  for (uint64_t i = 0; i < values.size(); ++i) {
+    ASSERT_EQ(values[i].words[0], i);
+    ASSERT_EQ(values[i].timestamp, i + 1);
+  }
+}
+
 TEST(DrainTest, LostEventsBecomeOne006PerThreadWithTheThreadId) {
   ScratchDir dir;
   auto a = MakeSlot(100, "alpha", 4096);  // 128 events of 4 words

@@ -1,8 +1,14 @@
 #include "recorder/log_sink.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace rastrace::recorder {
 namespace {
 constexpr size_t kStagingBytes = size_t{1} << 20;
+// Runs at least this long are written from the ring directly (the LogWriter passes writes of its
+// own buffer size or more straight to write(2)).
+constexpr size_t kDirectBytes = size_t{256} << 10;
 }  // namespace
 
 LogSink::LogSink(std::string path, const RecorderOptions& options, HeaderBuilder header,
@@ -11,9 +17,8 @@ LogSink::LogSink(std::string path, const RecorderOptions& options, HeaderBuilder
       limit_(options.log_bytes),
       policy_(options.log_full),
       header_(std::move(header)),
-      wrapped_(std::move(wrapped)) {
-  staging_.reserve(kStagingBytes + 64 * 1024);
-}
+      wrapped_(std::move(wrapped)),
+      staging_(std::make_unique_for_overwrite<uint8_t[]>(kStagingBytes)) {}
 
 Result<LogSink> LogSink::Open(const std::string& path, const RecorderOptions& options,
                               HeaderBuilder header, WrapBuilder wrapped) {
@@ -30,8 +35,10 @@ Result<void> LogSink::OpenFile(bool keep_old) {
   if (!writer) return writer.error();
   writer_.emplace(std::move(*writer));
   used_ = writer_->bytes_written();
-  header_(staging_);
-  used_ += staging_.size();
+  scratch_.clear();
+  header_(scratch_);
+  Stage(scratch_);
+  used_ += scratch_.size();
   return Ok();
 }
 
@@ -60,46 +67,74 @@ bool LogSink::OnFull() {
     stopped_ = true;
     return false;
   }
-  const size_t before = staging_.size();
-  wrapped_(rotations_, staging_);
-  used_ += staging_.size() - before;
+  scratch_.clear();
+  wrapped_(rotations_, scratch_);
+  Stage(scratch_);
+  used_ += scratch_.size();
   // A limit smaller than the header cannot hold any event: stop rather than rotate forever.
   if (available() == 0) stopped_ = true;
   return !stopped_;
 }
 
+void LogSink::Stage(std::span<const uint8_t> bytes) {
+  while (!bytes.empty()) {
+    if (staged_ == kStagingBytes && !Flush()) return;
+    const size_t n = std::min(bytes.size(), kStagingBytes - staged_);
+    std::memcpy(staging_.get() + staged_, bytes.data(), n);
+    staged_ += n;
+    bytes = bytes.subspan(n);
+  }
+}
+
 void LogSink::Append(std::span<const uint8_t> bytes) {
   if (stopped_) return;
-  staging_.insert(staging_.end(), bytes.begin(), bytes.end());
+  Stage(bytes);
   used_ += bytes.size();
-  FlushIfLarge();
 }
 
 void LogSink::AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, size_t words) {
   if (stopped_) return;
-  const size_t at = staging_.size();
-  staging_.resize(at + words * 8);
-  ring.CopyOut(position, words, staging_.data() + at);
   used_ += words * 8;
-  FlushIfLarge();
+  if (words * 8 >= kDirectBytes) {
+    // A long run goes from the ring to the file without passing through the staging buffer.
+    if (!Flush()) return;
+    while (words != 0) {
+      const uint64_t index = position & ring.mask();
+      const size_t n = std::min<size_t>(words, ring.capacity_bytes() / 8 - index);
+      auto wrote = writer_->WriteEncoded(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(ring.data() + index), n * 8));
+      if (!wrote) {
+        error_ = wrote.error();
+        stopped_ = true;
+        return;
+      }
+      position += n;
+      words -= n;
+    }
+    return;
+  }
+  while (words != 0) {
+    if (staged_ == kStagingBytes && !Flush()) return;
+    const size_t n = std::min(words, (kStagingBytes - staged_) / 8);
+    ring.CopyOut(position, n, staging_.get() + staged_);
+    staged_ += n * 8;
+    position += n;
+    words -= n;
+  }
 }
 
 void LogSink::AppendTrailer(std::span<const uint8_t> bytes) {
   if (error_ || !writer_) return;
-  staging_.insert(staging_.end(), bytes.begin(), bytes.end());
+  Stage(bytes);
   used_ += bytes.size();
-}
-
-void LogSink::FlushIfLarge() {
-  if (staging_.size() >= kStagingBytes) (void)Flush();
 }
 
 Result<void> LogSink::Flush() {
   if (error_) return *error_;
   if (!writer_) return MakeError("{}: log is closed", path_);
-  if (!staging_.empty()) {
-    auto wrote = writer_->WriteEncoded(staging_);
-    staging_.clear();
+  if (staged_ != 0) {
+    auto wrote = writer_->WriteEncoded(std::span<const uint8_t>(staging_.get(), staged_));
+    staged_ = 0;
     if (!wrote) {
       error_ = wrote.error();
       stopped_ = true;

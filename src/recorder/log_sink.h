@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -51,7 +52,8 @@ class LogSink {
   LogSink(std::string path, const RecorderOptions& options, HeaderBuilder header,
           WrapBuilder wrapped);
   Result<void> OpenFile(bool keep_old);
-  void FlushIfLarge();
+  // Room for `bytes` more staged bytes: flushes when full. False when the log has failed.
+  void Stage(std::span<const uint8_t> bytes);
 
   std::string path_;
   uint64_t limit_ = 0;
@@ -59,8 +61,12 @@ class LogSink {
   HeaderBuilder header_;
   WrapBuilder wrapped_;
   std::optional<event::LogWriter> writer_;
-  std::vector<uint8_t> staging_;
-  uint64_t used_ = 0;  // bytes of the current file, written and staged
+  // Bytes not yet handed to the writer. Raw storage, not a vector: growing a vector zero-fills,
+  // which would double the writer's memory traffic.
+  std::unique_ptr<uint8_t[]> staging_;
+  size_t staged_ = 0;
+  std::vector<uint8_t> scratch_;  // events built by the header and wrap builders
+  uint64_t used_ = 0;             // bytes of the current file, written and staged
   uint64_t rotations_ = 0;
   bool stopped_ = false;
   std::optional<Error> error_;

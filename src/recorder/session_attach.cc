@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -73,14 +75,16 @@ uint32_t Load(const uint32_t& word) {
   return __atomic_load_n(&word, __ATOMIC_ACQUIRE);
 }
 
+// Plain data only: AttachToSession runs from a library constructor, possibly before this file's
+// dynamic initializers, which would otherwise reset it afterwards.
 struct Attachment {
-  const SessionPage* page = nullptr;
-  std::string procs_dir;
-  int lock_fd = -1;
+  const SessionPage* page;
+  char procs_dir[PATH_MAX];
+  int lock_fd;
 };
 
 // The one attachment of this process (a process attaches to at most one session).
-Attachment g_attachment;
+constinit Attachment g_attachment{nullptr, {}, -1};
 
 std::string UniqueName() {
   timespec now;
@@ -231,7 +235,9 @@ void AttachToSession() {
       munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
       return;
     }
-    g_attachment = {page, procs, lock_fd};
+    g_attachment.page = page;
+    std::snprintf(g_attachment.procs_dir, sizeof g_attachment.procs_dir, "%s", procs.c_str());
+    g_attachment.lock_fd = lock_fd;
     pthread_atfork(nullptr, nullptr, ChildAfterFork);
     StartWatcher();
     return;
