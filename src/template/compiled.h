@@ -41,7 +41,7 @@ struct Builtin;
 
 // An expression in postfix order, evaluated on a small fixed stack.
 struct ExprStep {
-  enum class Op : uint8_t { kPush, kAdd, kSub, kMul, kDiv, kNeg, kCall };
+  enum class Op : uint8_t { kPush, kAdd, kSub, kMul, kDiv, kAnd, kOr, kNeg, kCall };
   Op op = Op::kPush;
   uint32_t index = 0;  // kPush: into values; kCall: into builtins
 };

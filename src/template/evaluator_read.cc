@@ -263,6 +263,10 @@ int64_t Evaluator::Impl::EvalExpr(const Expr& e) {
           a += b;
         } else if (s.op == ExprStep::Op::kSub) {
           a -= b;
+        } else if (s.op == ExprStep::Op::kAnd) {
+          a &= b;
+        } else if (s.op == ExprStep::Op::kOr) {
+          a |= b;
         } else if (s.op == ExprStep::Op::kMul) {
           a *= b;
         } else {

@@ -169,6 +169,8 @@ Token Lexer::NextExpr() {
     case '-':
     case '*':
     case '/':
+    case '&':
+    case '|':
     case '(':
     case ')':
     case '=':

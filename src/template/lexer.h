@@ -25,7 +25,7 @@ enum class Tok : unsigned char {
   kWildcard,  // \*
   kEscaped,   // \x for another x: `text` is x
   kBuiltin,   // name( of a known built-in, descriptor mode: `text` is the name; '(' not consumed
-  kPunct,     // expression mode: + - * / ( ) = ; `text` is the character
+  kPunct,     // expression mode: + - * / & | ( ) = , ; `text` is the character
 };
 
 struct Token {

@@ -163,7 +163,7 @@ bool Parser::BuiltinCall(std::string_view name, size_t offset, std::unique_ptr<B
 bool Parser::Expression(Expr& e) {
   Nest nest(*this);
   if (nest.too_deep()) return TooDeep(lex_.offset());
-  if (!Additive(e, 0)) return false;
+  if (!Bitwise(e, 0)) return false;
   // Depth of the postfix stack; calls push one value each.
   uint32_t depth = 0, max_depth = 0;
   for (const ExprStep& s : e.steps) {
@@ -183,6 +183,18 @@ bool Parser::Expression(Expr& e) {
   e.max_stack = max_depth;
   if (max_depth > kMaxExprStack) return Fail(lex_.offset(), "expression too complex");
   return true;
+}
+
+// '&' and '|' (an extension: "HT & 7" as the seed writes it) bind more loosely than + and -.
+bool Parser::Bitwise(Expr& e, int depth) {
+  if (!Additive(e, depth)) return false;
+  while (true) {
+    Token t = lex_.PeekExpr();
+    if (t.kind != Tok::kPunct || (t.text != "&" && t.text != "|")) return true;
+    lex_.NextExpr();
+    if (!Additive(e, depth)) return false;
+    e.steps.push_back({t.text == "&" ? ExprStep::Op::kAnd : ExprStep::Op::kOr, 0});
+  }
 }
 
 bool Parser::Additive(Expr& e, int depth) {
@@ -231,7 +243,7 @@ bool Parser::Primary(Expr& e, int depth) {
   switch (t.kind) {
     case Tok::kPunct:
       if (t.text == "(") {
-        if (!Additive(e, depth + 1)) return false;
+        if (!Bitwise(e, depth + 1)) return false;
         Token close = lex_.NextExpr();
         if (close.kind != Tok::kPunct || close.text != ")") {
           return Fail(close.offset,

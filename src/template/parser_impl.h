@@ -82,6 +82,7 @@ class Parser {
   bool Backquote(Seq& out, const Token& t);
   bool BuiltinCall(std::string_view name, size_t offset, std::unique_ptr<Builtin>& out);
   bool Expression(Expr& e);
+  bool Bitwise(Expr& e, int depth);
   bool Additive(Expr& e, int depth);
   bool Multiplicative(Expr& e, int depth);
   bool Unary(Expr& e, int depth);
