@@ -13,7 +13,6 @@ bool Parser::Statement(Seq& out, size_t open_offset) {
   auto expect_close = [&] {
     Token c = lex_.NextExpr();
     if (c.kind == Tok::kCloseExpr) return true;
-    if (c.kind == Tok::kError) return Fail(c.offset, std::string(c.text));
     return Fail(c.offset, fmt::format("expected '}}}}' to end the expression opened at {}",
                                       PosText(open_offset)));
   };
