@@ -13,7 +13,11 @@ bool In(const std::vector<uint32_t>& list, uint32_t v) {
 }  // namespace
 
 bool Filters::Accepts(const stda::Record& r) const {
-  return In(majors, r.major) && In(minors, r.minor) && In(pids, r.pid);
+  // The trailer keeps the low 16 bits of a Linux pid.
+  const bool pid_ok = pids.empty() || std::any_of(pids.begin(), pids.end(), [&](uint32_t p) {
+                        return (p & 0xFFFF) == r.pid;
+                      });
+  return In(majors, r.major) && In(minors, r.minor) && pid_ok;
 }
 
 Result<std::vector<uint32_t>> ParseNumberList(const std::vector<std::string>& items, uint32_t max,

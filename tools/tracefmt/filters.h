@@ -12,7 +12,7 @@
 namespace rastrace::tracefmt {
 
 struct Filters {
-  std::vector<uint32_t> majors, minors, pids;  // empty: any
+  std::vector<uint32_t> majors, minors, pids;  // empty: any; a pid matches by its low 16 bits
   bool Accepts(const stda::Record& r) const;
 };
 

@@ -42,9 +42,14 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_option("savefile", save_path, "the unformatted save file")->required();
   app.add_option("-M,--major", majors, "show only these majors (decimal or 0x hex)")
-      ->delimiter(',');
-  app.add_option("-m,--minor", minors, "show only these minors")->delimiter(',');
-  app.add_option("-p,--pid", pids, "show only records of these process ids")->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("-m,--minor", minors, "show only these minors")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("-p,--pid", pids, "show only records of these process ids")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_flag("--no-summary", no_summary, "leave out the summary at the end");
   try {
     app.parse(argc, argv);
@@ -55,7 +60,7 @@ int main(int argc, char** argv) {
   rastrace::tracefmt::Filters filters;
   for (auto [list, out, max, what] : {std::tuple{&majors, &filters.majors, 0xFFu, "major"},
                                       std::tuple{&minors, &filters.minors, 0xFFFFu, "minor"},
-                                      std::tuple{&pids, &filters.pids, 0xFFFFu, "pid"}}) {
+                                      std::tuple{&pids, &filters.pids, 0xFFFFFFFFu, "pid"}}) {
     auto parsed = rastrace::tracefmt::ParseNumberList(*list, max, what);
     if (!parsed) {
       fmt::print(stderr, "tracefmt: {}\n", parsed.error().message);
