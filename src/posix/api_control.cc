@@ -72,8 +72,7 @@ int Create(pid_t pid, const trace_attr_t* attr, int log_fd, trace_id_t* trid) {
   InitStream(*s, params);
   if (target == g_pid) {
     // The ids this process already uses name the same types in the new stream.
-    ForEachLocalName(
-        [&](unsigned id, const std::string& event_name) { AddName(*s, event_name, id); });
+    for (const auto& [id, event_name] : LocalEventNames()) AddName(*s, event_name, id);
   }
   auto trace = std::make_shared<ActiveTrace>(s, geometry.map_bytes, name, target);
   if (int rc = AttachStreamTo(target, name); rc != 0) {

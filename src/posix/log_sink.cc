@@ -132,6 +132,7 @@ void LogSink::Flush(bool last) {
   }
   Commit();
   s_.lost_in_flush.store(0, std::memory_order_relaxed);
+  if (s_.stream_policy == POSIX_TRACE_FLUSH) s_.full.store(0);  // drained
   s_.flush_status.store(POSIX_TRACE_NOT_FLUSHING);
   if (!last) RecordSystemEvent(s_, POSIX_TRACE_FLUSH_STOP, nullptr, 0);
 }

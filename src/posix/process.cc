@@ -369,8 +369,11 @@ bool LocalEventName(unsigned id, std::string& out) {
   return true;
 }
 
-unsigned LocalNameCount() {
-  return g_local_count.load(std::memory_order_acquire);
+std::vector<std::pair<unsigned, std::string>> LocalEventNames() {
+  std::vector<std::pair<unsigned, std::string>> names;
+  unsigned count = g_local_count.load(std::memory_order_acquire);
+  for (unsigned i = 0; i < count; ++i) names.emplace_back(kFirstUserId + i, g_local_names[i]);
+  return names;
 }
 
 }  // namespace rastrace::posix

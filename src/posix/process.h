@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "posix/layout.h"
 #include "posix/stream.h"
@@ -59,14 +61,10 @@ void DetachStreamFrom(pid_t pid, const std::string& shm_name);
 // This process's event-type names.
 int OpenLocalEventId(std::string_view name, unsigned& id);
 bool LocalEventName(unsigned id, std::string& out);
-// Calls f(id, name) for every name opened so far.
-template <class F>
-void ForEachLocalName(F f);
-unsigned LocalNameCount();
+// Every (id, name) opened so far.
+std::vector<std::pair<unsigned, std::string>> LocalEventNames();
 
 // Maps a stream's shared memory object; nullptr with `error` set when it cannot be used.
 StreamShared* MapStream(const std::string& shm_name, size_t& map_bytes, int& error);
 
 }  // namespace rastrace::posix
-
-#include "posix/process_inl.h"

@@ -59,6 +59,7 @@ void OnBoundedFull(StreamShared& s, bool system) {
     return;
   }
   // FLUSH: the flusher makes room; the standard counts an overrun once more than one event is lost.
+  SetOnce(s.full);
   RequestFlush(s);
   if (s.lost_in_flush.fetch_add(1, std::memory_order_relaxed) + 1 > 1) SetOnce(s.stream_overrun);
 }
