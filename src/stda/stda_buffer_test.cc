@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <numeric>
+#include <random>
 
 #include "stda/stda.h"
 
@@ -138,6 +139,54 @@ INSTANTIATE_TEST_SUITE_P(BothFormats, WrapEveryPiece, ::testing::Values(Format::
                            return info.param == Format::kGa ? std::string("Ga")
                                                             : std::string("New");
                          });
+
+// Random record sizes, flags and buffer sizes against a model: the reader returns exactly the
+// newest records whose total fits the record area, oldest first, byte for byte.
+TEST(TraceBuffer, RandomSequencesMatchTheModel) {
+  std::mt19937 random(20261121);
+  for (int round = 0; round < 300; ++round) {
+    const Format format = round % 2 ? Format::kGa : Format::kNew;
+    const size_t area = 0x30 + random() % 400;
+    auto buf = TraceBuffer::Create(format, FirstOffset(format) + area).value();
+    std::vector<RecordSpec> written;
+    std::vector<std::vector<uint8_t>> payloads;
+    const int count = 1 + static_cast<int>(random() % 60);
+    payloads.reserve(count);
+    for (int i = 0; i < count; ++i) {
+      payloads.push_back(Bytes(random() % 24, static_cast<uint8_t>(i)));
+      RecordSpec r{static_cast<uint8_t>(1 + random() % 255),
+                   static_cast<uint16_t>(i),
+                   static_cast<uint16_t>(random()),
+                   static_cast<uint8_t>(flag::kNotKernel | (random() % 2 ? flag::kNoTimestamp : 0)),
+                   {static_cast<uint8_t>(i % 24), 1, 2, 3},
+                   payloads.back()};
+      ASSERT_TRUE(buf.Write(r).ok());
+      written.push_back(r);
+    }
+    // The model: walk back from the newest while the records fit.
+    size_t used = 0, kept = 0;
+    for (auto it = written.rbegin(); it != written.rend(); ++it) {
+      const size_t size =
+          it->data.size() + 8 + ((it->flags & flag::kNoTimestamp) ? 0 : TimestampSize(format));
+      if (used + size > area) break;
+      used += size;
+      ++kept;
+    }
+    StdaContents c = ReadStda(buf.Snapshot());
+    ASSERT_TRUE(c.problems.empty()) << "round " << round << ": " << c.problems[0].message;
+    ASSERT_EQ(c.records.size(), kept) << "round " << round;
+    for (size_t k = 0; k < kept; ++k) {
+      const RecordSpec& w = written[written.size() - kept + k];
+      const Record& r = c.records[k];
+      EXPECT_EQ(r.major, w.major);
+      EXPECT_EQ(r.minor, w.minor);
+      EXPECT_EQ(r.pid, w.pid);
+      EXPECT_EQ(r.flags, w.flags);
+      EXPECT_EQ(r.time.has_value(), (w.flags & flag::kNoTimestamp) == 0);
+      EXPECT_EQ(r.data, std::vector<uint8_t>(w.data.begin(), w.data.end()));
+    }
+  }
+}
 
 TEST(SystemBuffer, DosSysTraceAndDosGetSTDA) {
   ASSERT_TRUE(ConfigureSystemBuffer(Format::kGa, 0x200).ok());
