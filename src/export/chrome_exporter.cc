@@ -206,8 +206,13 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
     }
     auto& stack = open_[track];
     if (role->begins) {
-      BeginEvent('B', record.has_text && !record.label.empty() ? record.label : rule.name, track,
-                 ts);
+      std::string_view slice_name =
+          record.has_text && !record.label.empty() ? record.label : std::string_view(rule.name);
+      if (rule.name_in_buffer && e.generic) {
+        const auto named = ReadS2(e.buffer, *rule.name_in_buffer, record.item->byte_order);
+        if (named && !named->empty()) slice_name = *named;
+      }
+      BeginEvent('B', slice_name, track, ts);
       line_.append(",\"cat\":\"slice\"");
       AppendArgs(record, {});
       line_.push_back('}');

@@ -158,6 +158,27 @@ TEST(ExportChrome, SlicesPairOnTheirThreadAndTimesAreMicroseconds) {
   EXPECT_EQ((*end)["args"]["end"]["hook"].str(), "104");
 }
 
+// System-wide sessions write 101 as a generic event whose buffer ends in the call's name.
+TEST(ExportChrome, SystemCallSlicesAreNamedAfterTheCall) {
+  TempDir dir;
+  std::string entry(48, '\0');
+  entry += std::string("\x04\x00read", 6);
+  LogBuilder log(ByteOrder::kLittle);
+  log.Generic(kSyscallEntry, 0, 7, 100, 0, entry)
+      .Generic(kSyscallReturn, 0, 7, 200, 3, std::string("\x04\x00read", 6));
+  log.WriteTo(dir.File("s.trc"));
+  const Json doc = ParseJson(Export(Format::kChrome, {dir.File("s.trc")}, dir.File("s.json")));
+  EXPECT_EQ(CheckTraceEvents(doc), 1);
+  bool found = false;
+  for (const Json& e : doc["traceEvents"].array()) {
+    if (e["ph"].str() == "B") {
+      EXPECT_EQ(e["name"].str(), "read");
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(ExportChrome, SeveralSourcesGetSeparateProcesses) {
   TempDir dir;
   LogBuilder a;

@@ -6,9 +6,12 @@ namespace rastrace::exporter {
 
 namespace {
 
-// AIX system call hooks (template ids 101 and 104): SVC entry and return from system call.
+// AIX system call hooks (template ids 101 and 104): SVC entry and return from system call. As
+// system-wide sessions write them (templates/trcfmt), 101's buffer holds six 8-byte arguments and
+// then the system call's name as S2.
 constexpr uint16_t kHookSyscallEntry = 0x1010;
 constexpr uint16_t kHookSyscallReturn = 0x1040;
+constexpr size_t kSyscallNameOffset = 6 * 8;
 
 // POSIX trace events (src/posix/log_format.h): hook 0FF1, subhook = the event type id, where
 // <trace.h> numbers START 0, STOP 1, OVERFLOW 2 and RESUME 3.
@@ -43,7 +46,8 @@ std::vector<PairRule> DefaultPairRules() {
        {kHookSyscallEntry},
        {kHookSyscallReturn},
        PairScope::kThread,
-       PairKey::kNone},
+       PairKey::kNone,
+       kSyscallNameOffset},
       {"posix trace running",
        {kHookPosixEvent, kPosixStart, 0xFFFF},
        {kHookPosixEvent, kPosixStop, 0xFFFF},

@@ -42,6 +42,9 @@ struct PairRule {
   HookMatch end;
   PairScope scope = PairScope::kThread;
   PairKey key = PairKey::kNone;
+  // When set, a generic begin event carries the slice's name as an S2 string at this offset of its
+  // buffer (a system call's name), which wins over `name` and the template label.
+  std::optional<size_t> name_in_buffer;
 };
 
 // The rules rastrace knows: see pairs.cc.

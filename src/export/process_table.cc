@@ -6,7 +6,11 @@ namespace rastrace::exporter {
 
 namespace {
 constexpr size_t kProcessIdsBytes = 16;  // ppid:8 tid:8 before the path of a 0x100 event
-}
+// Kernel events of system-wide sessions (templates/trcfmt): 134 EXEC (generic: data word pid,
+// buffer S2 path) and 139 FORK (words: child pid, parent pid).
+constexpr uint16_t kHookKernelExec = 0x1340;
+constexpr uint16_t kHookKernelFork = 0x1390;
+}  // namespace
 
 std::optional<std::string_view> ReadS2(std::span<const uint8_t> buffer, size_t offset,
                                        ByteOrder order) {
@@ -33,10 +37,24 @@ std::string_view BaseName(std::string_view path) {
 }
 
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
-  // rastrace writes its process table in the 64-bit layout only (the data word is the pid).
-  if (event.hook_id != event::kHookUtil || !event.generic || event.layout != event::Layout::k64) {
-    return false;
+  if (event.layout != event::Layout::k64) return false;  // rastrace writes these 64-bit only
+  if (event.hook_id == kHookKernelExec && event.generic) {
+    const auto path = ReadS2(event.buffer, 0, order);
+    if (!path) return false;
+    exec_path_[event.generic_word] = std::string(*path);
+    ++generation_;
+    return true;
   }
+  if (event.hook_id == kHookKernelFork && !event.generic && event.word_count >= 2) {
+    // The child runs the parent's program until it execs; its main thread is its pid.
+    const uint64_t child = event.words[0];
+    const auto parent = exec_path_.find(event.words[1]);
+    if (parent != exec_path_.end()) exec_path_[child] = parent->second;
+    pid_of_tid_[child] = child;
+    ++generation_;
+    return true;
+  }
+  if (event.hook_id != event::kHookUtil || !event.generic) return false;
   switch (event.subhook) {
     case event::kUtilProcess: {
       if (event.buffer.size() < kProcessIdsBytes) return false;

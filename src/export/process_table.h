@@ -1,5 +1,6 @@
 // The process table a log carries as 00A utility events (process 0x100, exec 0x103, thread name
-// 0x104): which process a thread belongs to, and the names to show for both.
+// 0x104) and, from system-wide sessions, kernel EXEC (134) and FORK (139) events: which process a
+// thread belongs to, and the names to show for both.
 #pragma once
 
 #include <cstdint>

@@ -40,6 +40,23 @@ TEST(ExportProcessTable, ProcessExecAndThreadNameEventsFillTheTable) {
   }
 }
 
+TEST(ExportProcessTable, KernelForkAndExecEventsNameProcesses) {
+  testing::LogBuilder log(ByteOrder::kLittle);
+  log.Process(10, 1, 10, "/bin/sh")
+      .Hook(0x1390, 0, 10, 5, {11, 10})                                   // FORK child 11 of 10
+      .Generic(0x1340, 0, 11, 6, 11, std::string("\x07\x00/bin/ls", 9));  // EXEC
+  int changes = 0;
+  testing::LogBuilder forked(ByteOrder::kLittle);
+  forked.Process(10, 1, 10, "/bin/sh").Hook(0x1390, 0, 10, 5, {11, 10});
+  const ProcessTable before_exec = TableOf(forked);
+  EXPECT_EQ(before_exec.ExecPath(11), "/bin/sh");
+  EXPECT_EQ(before_exec.PidOf(11), 11u);
+  const ProcessTable table = TableOf(log, &changes);
+  EXPECT_EQ(changes, 3);
+  EXPECT_EQ(table.ExecPath(11), "/bin/ls");
+  EXPECT_EQ(table.ExecPath(10), "/bin/sh");
+}
+
 TEST(ExportProcessTable, MalformedEventsAreIgnored) {
   testing::LogBuilder log(ByteOrder::kLittle);
   // A process event whose buffer is too short for ppid and tid, and a name whose length runs past
