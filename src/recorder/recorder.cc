@@ -34,6 +34,7 @@ constexpr auto kCalibration = 10ms;
 // While events flow it comes back quickly; when idle it backs off to kMaxPoll.
 constexpr auto kMinPoll = 20us;
 constexpr auto kMaxPoll = 1ms;
+constexpr uint64_t kBusyRoundBytes = 256 * 1024;
 // How long the final drain waits for hooks already past their channel test when tracing stops.
 constexpr auto kStopGrace = 200us;
 constexpr int kFatalFlushWaitMs = 2000;
@@ -227,9 +228,12 @@ void Recorder::WriterMain(Session& s) {
         s.NoteChannelsAtEnd(ClearChannels());
         break;
       }
+      (void)sink.Flush();
+      // A busy round (a sizable part of a ring) means producers are outrunning the polls: go
+      // straight to the next round.
+      if (drained.bytes >= kBusyRoundBytes) continue;
       poll =
           drained.events != 0 ? kMinPoll : std::min<std::chrono::microseconds>(poll * 2, kMaxPoll);
-      (void)sink.Flush();
     }
     std::unique_lock lock(s.mutex);
     s.wake.wait_for(lock, poll, [&] { return s.stop_requested; });
