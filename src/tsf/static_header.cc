@@ -83,7 +83,11 @@ static inline void rastrace_tsf_mem(rastrace_tsf_record* r, uintptr_t address, s
 }
 
 static inline void rastrace_tsf_string(rastrace_tsf_record* r, uintptr_t address, size_t max) {
-  rastrace_tsf_mem(r, address, address ? strnlen((const char*)address, max) : 0);
+  size_t len = 0; /* strnlen is POSIX, not C: count up to the NUL or max */
+  if (address) {
+    while (len < max && ((const char*)address)[len] != 0) ++len;
+  }
+  rastrace_tsf_mem(r, address, len);
 }
 
 /* Follows one pointer (INDIRECT); a null pointer stays null. */
