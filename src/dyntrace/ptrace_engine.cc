@@ -215,16 +215,26 @@ struct PtraceEngine::Impl {
   }
 
   // Runs the displaced instruction of the site `tid` is stopped on, then puts the int3 back.
-  void StepOver(pid_t tid, Thread& thread) {
+  // `known`: the thread's registers, already rewound onto the site but not yet stored (saves a
+  // GETREGS/SETREGS pair per hit).
+  void StepOver(pid_t tid, Thread& thread, user_regs_struct* known = nullptr) {
     thread.at_breakpoint = false;
     user_regs_struct regs;
-    if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return;
+    if (known != nullptr) {
+      regs = *known;
+    } else if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) {
+      return;
+    }
     auto it = breakpoints.find(regs.rip);
-    if (it == breakpoints.end()) return;
+    if (it == breakpoints.end()) {
+      if (known != nullptr) ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
+      return;
+    }
     if (Emulate(tid, regs, it->second)) {
       ++stats.emulated;
       return;
     }
+    if (known != nullptr) ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
     ++stats.single_steps;
     bool others_running = false;
     for (auto& [other, state] : threads) {
@@ -295,8 +305,9 @@ struct PtraceEngine::Impl {
     sink->OnHit(tracepoint, hit);
   }
 
-  // A thread stopped on an int3 of ours: record, arm returns, rewind onto the site.
-  void OnBreakpoint(pid_t tid, Thread& thread, user_regs_struct& regs) {
+  // A thread stopped on an int3 of ours: record, arm returns, rewind onto the site (in `regs`;
+  // stored into the thread when `store`).
+  void OnBreakpoint(pid_t tid, Thread& thread, user_regs_struct& regs, bool store) {
     uint64_t site = regs.rip - 1;
     Breakpoint& breakpoint = breakpoints[site];
     regs.rip = site;
@@ -325,8 +336,10 @@ struct PtraceEngine::Impl {
         (void)ArmReturnSite(return_address);
       }
     }
-    ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
-    thread.at_breakpoint = true;
+    if (store) {
+      ptrace(PTRACE_SETREGS, tid, nullptr, &regs);
+      thread.at_breakpoint = true;
+    }
   }
 
   Result<void> ArmReturnSite(uint64_t address) {
@@ -397,9 +410,9 @@ struct PtraceEngine::Impl {
       user_regs_struct regs;
       if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) == 0 &&
           breakpoints.count(regs.rip - 1) != 0) {
-        OnBreakpoint(tid, thread, regs);
+        OnBreakpoint(tid, thread, regs, /*store=*/!resume);
         if (resume) {
-          StepOver(tid, thread);
+          StepOver(tid, thread, &regs);
           if (threads.count(tid) != 0) Resume(tid, threads[tid]);
         }
         return;

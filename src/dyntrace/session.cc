@@ -219,7 +219,13 @@ Result<uint64_t> Session::Finish() {
     auto detached = impl.ptrace_engine->Detach();
     if (!detached) return detached.error();
   }
-  if (impl.uprobe_engine) impl.uprobe_engine->Detach();
+  if (impl.uprobe_engine) {
+    impl.uprobe_engine->Detach();
+    if (uint64_t lost = impl.uprobe_engine->stats().lost; lost != 0) {
+      impl.warnings.push_back(fmt::format(
+          "{} hits were lost: the kernel's sample ring was full (the tracer fell behind)", lost));
+    }
+  }
   auto finished = impl.output->Finish();
   if (!finished) return finished.error();
   if (impl.output->failed() != 0) {

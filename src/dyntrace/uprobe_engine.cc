@@ -25,16 +25,80 @@
 namespace rastrace::dyntrace {
 namespace {
 
-constexpr size_t kRingPages = 64;  // data pages per thread (256 KiB)
+constexpr size_t kRingPages = 256;  // data pages per CPU (1 MiB)
 constexpr uint32_t kStackBytes = 8192;
 
-// perf_event_x86_regs order: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15. The
-// kernel refuses DS ES FS GS for 64-bit tasks (bits 12-15), so those read as 0 on this engine.
-constexpr Reg kPerfOrder[] = {Reg::kRax, Reg::kRbx, Reg::kRcx, Reg::kRdx, Reg::kRsi,
-                              Reg::kRdi, Reg::kRbp, Reg::kRsp, Reg::kRip, Reg::kEflags,
-                              Reg::kCs,  Reg::kSs,  Reg::kR8,  Reg::kR9,  Reg::kR10,
-                              Reg::kR11, Reg::kR12, Reg::kR13, Reg::kR14, Reg::kR15};
-constexpr uint64_t kRegisterMask = ((uint64_t{1} << 24) - 1) & ~(uint64_t{0xF} << 12);
+// The perf_event_x86_regs bit of each register (AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS
+// GS R8..R15). The kernel refuses DS ES FS GS for 64-bit tasks: those record 0 on this engine.
+int PerfBit(Reg reg) {
+  switch (reg) {
+    case Reg::kRax:
+      return 0;
+    case Reg::kRbx:
+      return 1;
+    case Reg::kRcx:
+      return 2;
+    case Reg::kRdx:
+      return 3;
+    case Reg::kRsi:
+      return 4;
+    case Reg::kRdi:
+      return 5;
+    case Reg::kRbp:
+      return 6;
+    case Reg::kRsp:
+      return 7;
+    case Reg::kRip:
+      return 8;
+    case Reg::kEflags:
+      return 9;
+    case Reg::kCs:
+      return 10;
+    case Reg::kSs:
+      return 11;
+    case Reg::kR8:
+      return 16;
+    case Reg::kR9:
+      return 17;
+    case Reg::kR10:
+      return 18;
+    case Reg::kR11:
+      return 19;
+    case Reg::kR12:
+      return 20;
+    case Reg::kR13:
+      return 21;
+    case Reg::kR14:
+      return 22;
+    case Reg::kR15:
+      return 23;
+    default:
+      return -1;
+  }
+}
+
+// Only the registers a tracepoint uses are sampled, which keeps samples small.
+uint64_t PerfRegisterMask(const CompiledTracepoint& tracepoint) {
+  uint64_t mask = uint64_t{1} << PerfBit(Reg::kRip);
+  auto add = [&](Reg reg) {
+    if (int bit = PerfBit(reg); bit >= 0) mask |= uint64_t{1} << bit;
+  };
+  for (const CompiledData& data : tracepoint.data) {
+    for (RegisterSlot slot : data.registers) add(slot.reg);
+    if (data.kind != tsf::DataKind::kRegs) {
+      add(Reg::kRsp);  // locates the sampled stack
+      if (data.address.register_base) add(data.address.base_register);
+    }
+  }
+  return mask;
+}
+
+Reg RegOfPerfBit(int bit) {
+  for (int r = 0; r < static_cast<int>(Reg::kCount); ++r) {
+    if (PerfBit(static_cast<Reg>(r)) == bit) return static_cast<Reg>(r);
+  }
+  return Reg::kRip;
+}
 
 Result<uint64_t> ReadSysfsNumber(const std::string& path, const std::string& prefix) {
   std::ifstream in(path);
@@ -114,6 +178,7 @@ struct UprobeEngine::Impl {
   std::string tracefs;
   std::string group;
   std::vector<uint64_t> tracepoint_ids;
+  std::vector<uint64_t> register_masks;  // per tracepoint: the sampled registers
   uint32_t pmu_type = 0;
   int retprobe_bit = 0;
   ProcessMemory memory{0};
@@ -175,10 +240,13 @@ struct UprobeEngine::Impl {
       attr.config2 = tracepoint.site.file_offset;
     }
     attr.sample_period = 1;
-    attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                       PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    attr.sample_regs_user = kRegisterMask;
-    attr.sample_stack_user = tracepoint.RegistersOnly() ? 8 : kStackBytes;
+    attr.sample_type =
+        PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+    attr.sample_regs_user = PerfRegisterMask(tracepoint);
+    if (!tracepoint.RegistersOnly()) {
+      attr.sample_type |= PERF_SAMPLE_STACK_USER;
+      attr.sample_stack_user = kStackBytes;
+    }
     attr.disabled = 0;  // counting from creation: a thread found late starts at once
     attr.use_clockid = 1;
     // The kernel refuses CLOCK_REALTIME here (not NMI-safe); samples are converted with the
@@ -267,23 +335,27 @@ struct UprobeEngine::Impl {
     at += 8;
     uint64_t abi = u64(at);
     at += 8;
-    RegisterFile registers;
-    if (abi != 0) {
-      for (Reg reg : kPerfOrder) {
-        registers.Set(reg, u64(at));
-        at += 8;
-      }
-    }
-    uint64_t stack_size = u64(at);
-    at += 8;
-    std::span<const uint8_t> stack;
-    if (stack_size != 0 && at + stack_size + 8 <= size) {
-      uint64_t dynamic = u64(at + stack_size);
-      stack = {sample + at, std::min(stack_size, dynamic)};
-    }
     auto it = tracepoint_of_id.find(id);
     if (it == tracepoint_of_id.end()) return;
     const CompiledTracepoint& tracepoint = tracepoints[it->second];
+    RegisterFile registers;
+    if (abi != 0) {
+      uint64_t mask = register_masks[it->second];
+      for (int bit = 0; bit < 64; ++bit) {
+        if ((mask >> bit & 1) == 0) continue;
+        registers.Set(RegOfPerfBit(bit), u64(at));
+        at += 8;
+      }
+    }
+    std::span<const uint8_t> stack;
+    if (!tracepoint.RegistersOnly()) {
+      uint64_t stack_size = u64(at);
+      at += 8;
+      if (stack_size != 0 && at + stack_size + 8 <= size) {
+        uint64_t dynamic = u64(at + stack_size);
+        stack = {sample + at, std::min(stack_size, dynamic)};
+      }
+    }
     ProcessMemory live(static_cast<pid_t>(pid_tid[0]));
     SampleMemory sampled(live, registers.Get(Reg::kRsp), stack);
     BuiltRecord built = BuildRecord(tracepoint, registers, sampled, record);
@@ -356,6 +428,9 @@ Result<std::unique_ptr<UprobeEngine>> UprobeEngine::Attach(
   impl->tracepoints = std::move(tracepoints);
   impl->sink = &sink;
   impl->memory = ProcessMemory(pid);
+  for (const CompiledTracepoint& tracepoint : impl->tracepoints) {
+    impl->register_masks.push_back(PerfRegisterMask(tracepoint));
+  }
   impl->cpus = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)));
   impl->rings.resize(static_cast<size_t>(impl->cpus));
   timespec monotonic;
