@@ -1,0 +1,157 @@
+#include "session/kernel_collector.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "event/format.h"
+#include "session/event_builder.h"
+#include "session/trace_line.h"
+
+namespace rastrace::session {
+
+namespace {
+
+constexpr size_t kReadBytes = 1 << 16;
+constexpr size_t kFlushBytes = 1 << 20;
+constexpr int kPollMs = 50;
+
+std::vector<uint32_t> NumericEntries(const std::string& dir) {
+  std::vector<uint32_t> out;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* entry = readdir(d)) {
+    if (auto n = ParseNumber(entry->d_name)) out.push_back(static_cast<uint32_t>(*n));
+  }
+  closedir(d);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> RunningThreads() {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (uint32_t pid : NumericEntries("/proc")) {
+    for (uint32_t tid : NumericEntries("/proc/" + std::to_string(pid) + "/task")) {
+      out.emplace_back(tid, pid);
+    }
+  }
+  return out;
+}
+
+std::string ExePath(uint32_t pid) {
+  char buffer[PATH_MAX];
+  const std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  const ssize_t n = readlink(link.c_str(), buffer, sizeof buffer);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
+    const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
+    const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
+    std::span<const std::pair<uint32_t, uint32_t>> known_threads) {
+  auto instance = TracefsInstance::Create(tracefs, instance_name, allowed, buffer_kb, cpus);
+  if (!instance) return instance.error();
+  event::WriterOptions options;
+  options.overwrite = true;
+  auto writer = event::LogWriter::Create(log_path, options);
+  if (!writer) return writer.error();
+  std::unique_ptr<KernelCollector> collector(
+      new KernelCollector(std::move(*instance), std::move(*writer), allowed));
+  for (auto [tid, pid] : known_threads) collector->mapper_.KnowThread(tid, pid);
+  collector->thread_ = std::thread([c = collector.get()] { c->Run(); });
+  return collector;
+}
+
+KernelCollector::KernelCollector(TracefsInstance instance, event::LogWriter writer,
+                                 const std::bitset<65536>& allowed)
+    : instance_(std::move(instance)),
+      writer_(std::move(writer)),
+      mapper_(allowed, [](uint32_t pid) { return ExePath(pid); }) {}
+
+KernelCollector::~KernelCollector() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+Result<void> KernelCollector::SetTracing(bool on) {
+  return instance_.SetTracing(on);
+}
+
+void KernelCollector::Consume(std::string_view line) {
+  auto parsed = ParseTraceLine(line);
+  if (!parsed) {
+    // "CPU:2 [LOST 340 EVENTS]" is how trace_pipe reports losses; the per-cpu stats count them.
+    ++totals_.bad_lines;
+    return;
+  }
+  totals_.events += mapper_.Map(*parsed, staged_);
+}
+
+bool KernelCollector::ReadAvailable() {
+  char buffer[kReadBytes];
+  bool any = false;
+  for (;;) {
+    const ssize_t n = read(instance_.pipe_fd(), buffer, sizeof buffer);
+    if (n <= 0) break;
+    any = true;
+    std::string_view data(buffer, static_cast<size_t>(n));
+    while (!data.empty()) {
+      const size_t newline = data.find('\n');
+      if (newline == std::string_view::npos) {
+        pending_.append(data);
+        break;
+      }
+      if (pending_.empty()) {
+        Consume(data.substr(0, newline));
+      } else {
+        pending_.append(data.substr(0, newline));
+        Consume(pending_);
+        pending_.clear();
+      }
+      data.remove_prefix(newline + 1);
+    }
+    if (staged_.size() >= kFlushBytes) {
+      if (auto r = writer_->WriteEncoded(staged_); !r && !error_) error_ = r.error();
+      staged_.clear();
+    }
+  }
+  return any;
+}
+
+void KernelCollector::Run() {
+  prctl(PR_SET_NAME, "rastrace-kernel");
+  while (!stop_.load()) {
+    pollfd pfd{instance_.pipe_fd(), POLLIN, 0};
+    poll(&pfd, 1, kPollMs);
+    ReadAvailable();
+  }
+}
+
+Result<KernelTotals> KernelCollector::Finish() {
+  (void)instance_.SetTracing(false);
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  while (ReadAvailable()) {
+  }
+  if (!pending_.empty()) {
+    Consume(pending_);
+    pending_.clear();
+  }
+  totals_.lost = instance_.LostEvents();
+  if (totals_.lost != 0) {
+    AppendWords(event::kHookLost, 0, {totals_.lost, 0}, 0, 0, false, staged_);
+  }
+  if (auto r = writer_->WriteEncoded(staged_); !r && !error_) error_ = r.error();
+  staged_.clear();
+  if (auto r = writer_->Close(); !r && !error_) error_ = r.error();
+  if (error_) return *error_;
+  return totals_;
+}
+
+}  // namespace rastrace::session

@@ -1,0 +1,65 @@
+// Reads the kernel's events from a tracefs instance while the session runs and writes them, as
+// hooks, to a log of their own that the daemon merges at the end.
+#pragma once
+
+#include <atomic>
+#include <bitset>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+
+#include "common/result.h"
+#include "event/writer.h"
+#include "session/kernel_events.h"
+#include "session/tracefs.h"
+
+namespace rastrace::session {
+
+struct KernelTotals {
+  uint64_t events = 0;     // hooks written
+  uint64_t lost = 0;       // events the kernel could not keep (written as one 006 event)
+  uint64_t bad_lines = 0;  // lines that could not be parsed (skipped)
+};
+
+class KernelCollector {
+ public:
+  // `known_threads`: (tid, pid) already in the session's process table.
+  static Result<std::unique_ptr<KernelCollector>> Start(
+      const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
+      const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
+      std::span<const std::pair<uint32_t, uint32_t>> known_threads);
+  ~KernelCollector();
+
+  // trcon / trcoff.
+  Result<void> SetTracing(bool on);
+  // Turns tracing off, reads everything left, writes the lost-events count and closes the log.
+  Result<KernelTotals> Finish();
+
+ private:
+  KernelCollector(TracefsInstance instance, event::LogWriter writer,
+                  const std::bitset<65536>& allowed);
+  void Run();
+  // Reads what the pipe holds now; false at end of data.
+  bool ReadAvailable();
+  void Consume(std::string_view line);
+
+  TracefsInstance instance_;
+  std::optional<event::LogWriter> writer_;
+  KernelEventMapper mapper_;
+  std::string pending_;  // a line read only in part
+  std::vector<uint8_t> staged_;
+  KernelTotals totals_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::optional<Error> error_;
+};
+
+// Every thread of every process now running: (tid, pid).
+std::vector<std::pair<uint32_t, uint32_t>> RunningThreads();
+// /proc/<pid>/exe, or "" when it cannot be read.
+std::string ExePath(uint32_t pid);
+
+}  // namespace rastrace::session

@@ -1,0 +1,68 @@
+// Maps tracefs events to AIX-style hooks (docs/session.md has the table):
+//   101 SYSTEM CALL, 104 RETURN FROM SYSTEM CALL, 106 DISPATCH, 10C DISPATCH IDLE PROCESS,
+//   134 EXEC, 139 FORK, 465 EXIT, 1B0 PAGE FAULT, 100 INTERRUPT, 200 RESUME (end of interrupt),
+// and keeps the process table of the log current (00A/100 for threads first seen, 00A/103 for
+// execs).
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "session/trace_line.h"
+
+namespace rastrace::session {
+
+// 16-bit hook ids (AIX 12-bit id hhh is hhh0).
+inline constexpr uint16_t kHookInterrupt = 0x1000;      // 100
+inline constexpr uint16_t kHookSystemCall = 0x1010;     // 101
+inline constexpr uint16_t kHookSyscallReturn = 0x1040;  // 104
+inline constexpr uint16_t kHookDispatch = 0x1060;       // 106
+inline constexpr uint16_t kHookIdle = 0x10C0;           // 10C
+inline constexpr uint16_t kHookExec = 0x1340;           // 134
+inline constexpr uint16_t kHookFork = 0x1390;           // 139
+inline constexpr uint16_t kHookPageFault = 0x1B00;      // 1B0
+inline constexpr uint16_t kHookResume = 0x2000;         // 200
+inline constexpr uint16_t kHookExit = 0x4650;           // 465
+
+// A tracefs event to enable ("raw_syscalls/sys_enter") and the hook it becomes.
+struct KernelSource {
+  const char* tracepoint;
+  uint16_t hook;
+};
+std::span<const KernelSource> KernelSources();
+
+// The name of system call `nr` on this machine ("nr<N>" when unknown).
+std::string_view SyscallName(uint64_t nr, std::string& scratch);
+
+class KernelEventMapper {
+ public:
+  using ExePath = std::function<std::string(uint32_t pid)>;
+  // `allowed`: the hooks -j/-k let through. `exe_path` reads a process's executable when a
+  // thread is seen for the first time.
+  KernelEventMapper(const std::bitset<65536>& allowed, ExePath exe_path);
+
+  // Threads already in the process table written at the start of the session.
+  void KnowThread(uint32_t tid, uint32_t pid);
+
+  // Appends the events for one parsed line; returns how many were appended.
+  size_t Map(const TraceLine& line, std::vector<uint8_t>& out);
+
+ private:
+  void SeeThread(uint32_t tid, uint32_t pid, std::string_view comm, uint64_t timestamp,
+                 std::vector<uint8_t>& out);
+
+  std::bitset<65536> allowed_;
+  ExePath exe_path_;
+  std::unordered_set<uint32_t> known_threads_;
+  std::unordered_map<uint32_t, std::string> paths_;  // pid -> executable, as far as known
+  std::string scratch_;
+};
+
+}  // namespace rastrace::session

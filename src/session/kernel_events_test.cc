@@ -1,0 +1,181 @@
+#include "session/kernel_events.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "event/encode.h"
+#include "event/reader.h"
+
+namespace rastrace::session {
+namespace {
+
+std::vector<event::EventFields> Decode(const std::vector<uint8_t>& body,
+                                       std::vector<std::vector<uint8_t>>& buffers) {
+  std::vector<uint8_t> bytes;
+  event::EncodeMagic(event::Layout::k64, NativeByteOrder(), bytes);
+  bytes.insert(bytes.end(), body.begin(), body.end());
+  auto reader = event::LogReader::FromBytes(bytes);
+  EXPECT_TRUE(reader);
+  std::vector<event::EventFields> out;
+  event::Event ev;
+  while (reader->Next(ev) == event::ReadStatus::kEvent) {
+    buffers.emplace_back(ev.buffer.begin(), ev.buffer.end());
+    out.push_back(ev);
+    out.back().buffer = {};
+  }
+  return out;
+}
+
+std::bitset<65536> All() {
+  std::bitset<65536> all;
+  all.set();
+  return all;
+}
+
+std::vector<uint8_t> MapLine(KernelEventMapper& mapper, std::string_view text) {
+  auto line = ParseTraceLine(text);
+  EXPECT_TRUE(line) << text;
+  std::vector<uint8_t> out;
+  if (line) mapper.Map(*line, out);
+  return out;
+}
+
+std::string S2At(const std::vector<uint8_t>& buffer, size_t at) {
+  uint16_t length = 0;
+  std::memcpy(&length, buffer.data() + at, 2);
+  return std::string(reinterpret_cast<const char*>(buffer.data() + at + 2), length);
+}
+
+TEST(KernelEvents, SystemCallEntryAndReturnCarryTheName) {
+  KernelEventMapper mapper(All(), nullptr);
+  mapper.KnowThread(100, 100);
+  std::vector<std::vector<uint8_t>> buffers;
+  auto events = Decode(MapLine(mapper,
+                               "a-100 (100) [000] ..... 1.000001: sys_enter: NR 0 (3, "
+                               "7ffd, 340, 0, 0, 0)"),
+                       buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookSystemCall);
+  EXPECT_EQ(events[0].generic_word, 0u);
+  EXPECT_EQ(events[0].thread_id, 100u);
+  EXPECT_EQ(events[0].timestamp, 1000001000u);
+  uint64_t arg1 = 0;
+  std::memcpy(&arg1, buffers[0].data() + 8, 8);
+  EXPECT_EQ(arg1, 0x7ffdu);
+  EXPECT_EQ(S2At(buffers[0], 48), "read");
+
+  buffers.clear();
+  events =
+      Decode(MapLine(mapper, "a-100 (100) [000] ..... 1.000002: sys_exit: NR 1 = -14"), buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookSyscallReturn);
+  EXPECT_EQ(static_cast<int64_t>(events[0].generic_word), -14);
+  EXPECT_EQ(S2At(buffers[0], 0), "write");
+}
+
+TEST(KernelEvents, DispatchIdleForkExecExit) {
+  KernelEventMapper mapper(All(), [](uint32_t) { return std::string("/bin/x"); });
+  mapper.KnowThread(5, 5);
+  std::vector<std::vector<uint8_t>> buffers;
+  auto events =
+      Decode(MapLine(mapper,
+                     "x-5 (5) [001] d..2. 2.0: sched_switch: prev_comm=x prev_pid=5 "
+                     "prev_prio=120 prev_state=S ==> next_comm=y next_pid=9 next_prio=110"),
+             buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookDispatch);
+  EXPECT_EQ(events[0].words[0], 9u);
+  EXPECT_EQ(events[0].words[1], 110u);
+  EXPECT_EQ(events[0].words[2], 5u);
+  EXPECT_EQ(events[0].words[3], uint64_t{'S'});
+  EXPECT_EQ(events[0].words[4], 1u);
+
+  events = Decode(MapLine(mapper,
+                          "x-5 (5) [001] d..2. 2.1: sched_switch: prev_comm=x prev_pid=5 "
+                          "prev_prio=120 prev_state=R ==> next_comm=swapper/1 next_pid=0 "
+                          "next_prio=120"),
+                  buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookIdle);
+
+  events = Decode(MapLine(mapper,
+                          "x-5 (5) [001] ..... 2.2: sched_process_fork: comm=x pid=5 "
+                          "child_comm=x child_pid=6"),
+                  buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookFork);
+  EXPECT_EQ(events[0].words[0], 6u);
+  EXPECT_EQ(events[0].words[1], 5u);
+
+  // The child's first line puts it in the process table, then its exec renames it.
+  buffers.clear();
+  events = Decode(MapLine(mapper,
+                          "x-6 (6) [000] ..... 2.3: sched_process_exec: "
+                          "filename=/usr/bin/ls pid=6 old_pid=6"),
+                  buffers);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].hook_id, event::kHookUtil);
+  EXPECT_EQ(events[0].subhook, event::kUtilProcess);
+  EXPECT_EQ(events[0].generic_word, 6u);
+  EXPECT_EQ(S2At(buffers[0], 16), "/bin/x");
+  EXPECT_EQ(events[1].subhook, event::kUtilExec);
+  EXPECT_EQ(S2At(buffers[1], 0), "/usr/bin/ls");
+  EXPECT_EQ(events[2].hook_id, kHookExec);
+
+  events = Decode(MapLine(mapper,
+                          "ls-6 (6) [000] ..... 2.4: sched_process_exit: comm=ls pid=6 "
+                          "prio=120"),
+                  buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookExit);
+  EXPECT_EQ(events[0].words[0], 6u);
+}
+
+TEST(KernelEvents, PageFaultsAndInterrupts) {
+  KernelEventMapper mapper(All(), nullptr);
+  mapper.KnowThread(0, 0);
+  std::vector<std::vector<uint8_t>> buffers;
+  auto events = Decode(MapLine(mapper,
+                               "<idle>-0 (-------) [000] d.h1. 3.0: irq_handler_entry: "
+                               "irq=24 name=virtio0-input.0"),
+                       buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookInterrupt);
+  EXPECT_EQ(events[0].generic_word, 24u);
+  EXPECT_EQ(S2At(buffers[0], 0), "virtio0-input.0");
+  events = Decode(
+      MapLine(mapper, "<idle>-0 (-------) [000] d.h1. 3.1: irq_handler_exit: irq=24 ret=handled"),
+      buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookResume);
+  EXPECT_EQ(events[0].words[1], 1u);
+  events = Decode(MapLine(mapper,
+                          "<idle>-0 (-------) [000] d.h1. 3.2: page_fault_user: "
+                          "address=0x7f00 ip=0x4000 error_code=0x6"),
+                  buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookPageFault);
+  EXPECT_EQ(events[0].words[0], 0x7f00u);
+  EXPECT_EQ(events[0].words[2], 6u);
+}
+
+TEST(KernelEvents, FilteredHooksAreNotWritten) {
+  std::bitset<65536> allowed;
+  allowed.set(kHookSyscallReturn);
+  KernelEventMapper mapper(allowed, nullptr);
+  mapper.KnowThread(1, 1);
+  EXPECT_TRUE(
+      MapLine(mapper, "a-1 (1) [000] ..... 1.0: sys_enter: NR 0 (0, 0, 0, 0, 0, 0)").empty());
+  EXPECT_FALSE(MapLine(mapper, "a-1 (1) [000] ..... 1.0: sys_exit: NR 0 = 0").empty());
+}
+
+TEST(KernelEvents, UnknownSystemCallNumbersGetANumberName) {
+  std::string scratch;
+  EXPECT_EQ(SyscallName(0, scratch), "read");
+  EXPECT_EQ(SyscallName(59, scratch), "execve");
+  EXPECT_EQ(SyscallName(99999, scratch), "nr99999");
+}
+
+}  // namespace
+}  // namespace rastrace::session

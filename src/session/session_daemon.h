@@ -1,0 +1,78 @@
+// The session daemon: owns one channel's control page, socket and process logs, collects kernel
+// events, and at trcstop drains every attached process and writes the session's log.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "event/writer.h"
+#include "recorder/session_page.h"
+#include "session/control_protocol.h"
+#include "session/kernel_collector.h"
+#include "session/session_config.h"
+
+namespace rastrace::session {
+
+struct StopTotals {
+  std::string log_path;
+  uint64_t events = 0;
+  uint64_t lost_events = 0;
+  uint64_t dropped_by_log = 0;
+  uint64_t processes = 0;
+  std::vector<std::string> warnings;
+};
+
+class SessionDaemon {
+ public:
+  // Claims the channel (channel 0, or with config.generic the lowest free one of 1-7) under
+  // `base_dir`: refused with a clear message when a session already holds it.
+  static Result<std::unique_ptr<SessionDaemon>> Create(const SessionConfig& config,
+                                                       const std::string& base_dir);
+  ~SessionDaemon();
+
+  // Writes the process table, starts kernel events and opens the page to processes. `notice`
+  // receives messages for the user (for example why kernel events are not recorded).
+  Result<void> Start(std::vector<std::string>& notices);
+  // Answers control requests until a stop request has been served or `quit` is set.
+  void Serve(const std::atomic<bool>& quit);
+  // trcon / trcoff.
+  Result<void> SetTracing(bool on);
+  // Drains everything and writes the log (once; later calls return the same totals).
+  Result<StopTotals> Stop();
+
+  unsigned channel() const { return channel_; }
+  const std::string& channel_dir() const { return dir_; }
+  bool stopped() const { return stopped_.load(); }
+
+ private:
+  SessionDaemon(SessionConfig config, unsigned channel, std::string dir, int lock_fd);
+  void Publish();  // bumps the page's generation and wakes every attached process
+  Reply Handle(Command command);
+  std::vector<std::string> WaitForProcesses(uint64_t& processes);
+  void Cleanup();
+
+  SessionConfig config_;
+  unsigned channel_;
+  std::string dir_;
+  int lock_fd_ = -1;
+  int listen_fd_ = -1;
+  recorder::SessionPage* page_ = nullptr;
+  std::unique_ptr<KernelCollector> kernel_;
+  std::optional<event::LogWriter> own_events_;  // procs/daemon.trc: trace on/off
+  std::vector<uint8_t> process_table_;          // 00A/100 events of the processes at start
+  std::mutex mutex_;
+  bool on_ = false;
+  std::atomic<bool> stopped_{false};
+  std::optional<Result<StopTotals>> stop_result_;
+};
+
+// Sends one request to the session of `channel` under `base_dir` and returns its reply.
+Result<Reply> SendRequest(const std::string& base_dir, unsigned channel, Command command);
+
+}  // namespace rastrace::session

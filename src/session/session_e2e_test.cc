@@ -1,0 +1,302 @@
+// End-to-end: the real trace, trcon, trcoff, trcstop and trcrpt commands, with programs linked
+// with librastrace joining the session on their own. Each test has a private session directory
+// (RASTRACE_SESSION_DIR) and kills its daemon by pid in TearDown, even when it fails.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "event/format.h"
+#include "event/reader.h"
+#include "session/kernel_events.h"
+
+namespace rastrace::session {
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Bin(const std::string& name) {
+  const char* bin = std::getenv("RASTRACE_BIN");
+  return std::string(bin ? bin : RASTRACE_BINARY_DIR "/bin") + "/" + name;
+}
+
+std::string Hooker() {
+  return std::string(RASTRACE_BINARY_DIR) + "/tests/session_hooker";
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class SessionE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/session_e2e_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    setenv("RASTRACE_SESSION_DIR", (dir_ + "/run").c_str(), 1);
+    unsetenv("RASTRACE_LOG");
+    unsetenv("RASTRACE_LOG_OWNER");
+    for (const char* tool : {"trace", "trcstop", "trcon", "trcoff", "trcrpt"}) {
+      if (access(Bin(tool).c_str(), X_OK) != 0) GTEST_SKIP() << Bin(tool) << " is not built";
+    }
+  }
+  void TearDown() override {
+    for (unsigned ch = 0; ch < 8; ++ch) {
+      const std::string lock = Slurp(dir_ + "/run/ch" + std::to_string(ch) + "/lock");
+      const int pid = std::atoi(lock.c_str());
+      if (pid > 0 && kill(pid, 0) == 0) {
+        // A daemon that survived its test: stop it the hard way.
+        if (std::system((Bin("trcstop") + " -" + std::to_string(ch) + " 2>/dev/null").c_str()) !=
+            0) {
+          kill(pid, SIGKILL);
+        }
+      }
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  Outcome Exec(const std::vector<std::string>& args, const std::string& input = "") {
+    Outcome run;
+    const std::string out = dir_ + "/stdout", err = dir_ + "/stderr", in = dir_ + "/stdin";
+    std::ofstream(in) << input;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      freopen(in.c_str(), "r", stdin);
+      freopen(out.c_str(), "w", stdout);
+      freopen(err.c_str(), "w", stderr);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.out = Slurp(out);
+    run.err = Slurp(err);
+    return run;
+  }
+
+  struct LogSummary {
+    std::map<uint16_t, uint64_t> hooks;               // events per hook id
+    std::map<uint64_t, uint64_t> hooks_by_pid_word;   // user hook 020/021: data word 1 -> count
+    std::map<uint64_t, uint64_t> thread_of_pid_word;  // data word 1 -> thread id
+    uint64_t lost = 0;
+    std::map<uint64_t, uint64_t> syscalls_by_thread;
+  };
+
+  LogSummary Summarize(const std::string& log) {
+    LogSummary s;
+    auto reader = event::LogReader::Open(log);
+    EXPECT_TRUE(reader) << (reader ? "" : reader.error().message);
+    if (!reader) return s;
+    event::Event ev;
+    event::ReadStatus status;
+    while ((status = reader->Next(ev)) == event::ReadStatus::kEvent) {
+      ++s.hooks[ev.hook_id];
+      if ((ev.hook_id == 0x0200 || ev.hook_id == 0x0210 || ev.hook_id == 0x0220) &&
+          ev.word_count >= 1) {
+        ++s.hooks_by_pid_word[ev.words[0]];
+        s.thread_of_pid_word[ev.words[0]] = ev.thread_id;
+      }
+      if (ev.hook_id == event::kHookLost) s.lost += ev.words[0];
+      if (ev.hook_id == kHookSystemCall) ++s.syscalls_by_thread[ev.thread_id];
+    }
+    EXPECT_EQ(status, event::ReadStatus::kEnd) << reader->error().message;
+    return s;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SessionE2E, TwoProcessesAndACommandInOneReport) {
+  const std::string log = dir_ + "/trcfile";
+  Outcome start = Exec({Bin("trace"), "-a", "-o", log});
+  ASSERT_EQ(start.status, 0) << start.err;
+  Outcome first = Exec({Hooker(), "020", "100"});
+  Outcome second = Exec({Hooker(), "021", "50", "3"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  ASSERT_EQ(second.status, 0) << second.err;
+  // A second session on the same channel is refused.
+  Outcome again = Exec({Bin("trace"), "-a", "-o", dir_ + "/other"});
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.err.find("already running"), std::string::npos) << again.err;
+  Outcome stop = Exec({Bin("trcstop")});
+  ASSERT_EQ(stop.status, 0) << stop.err;
+  // trcstop returned: the log is complete.
+  const uint64_t pid1 = std::stoull(first.out), pid2 = std::stoull(second.out);
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[pid1], 100u);
+  EXPECT_EQ(s.hooks_by_pid_word[pid2], 150u);
+  EXPECT_EQ(s.thread_of_pid_word[pid1], pid1);
+  EXPECT_EQ(s.lost, 0u);
+  EXPECT_EQ(s.hooks[event::kHookHeader], 1u);
+  EXPECT_EQ(s.hooks[event::kHookTraceOn], 1u);
+  EXPECT_EQ(s.hooks[event::kHookTraceOff], 1u);
+
+  // The report names both processes with their pids and tids.
+  Outcome report = Exec({Bin("trcrpt"), "-O", "exec=on,pid=on,tid=on", log});
+  ASSERT_EQ(report.status, 0) << report.err;
+  size_t lines1 = 0, lines2 = 0;
+  std::istringstream lines(report.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string id, name, pid, tid;
+    fields >> id >> name >> pid >> tid;
+    if (id == "020") {
+      ++lines1;
+      EXPECT_EQ(name, "session_hooker") << line;
+      EXPECT_EQ(pid, std::to_string(pid1)) << line;
+      EXPECT_EQ(tid, std::to_string(pid1)) << line;
+    } else if (id == "021") {
+      ++lines2;
+      EXPECT_EQ(name, "session_hooker") << line;
+      EXPECT_EQ(pid, std::to_string(pid2)) << line;
+    }
+  }
+  EXPECT_EQ(lines1, 100u);
+  EXPECT_EQ(lines2, 150u);
+  // No session is left: trcstop now says so.
+  Outcome none = Exec({Bin("trcstop")});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.err.find("no trace session is running"), std::string::npos) << none.err;
+}
+
+TEST_F(SessionE2E, TraceXRunsACommandUntilItEnds) {
+  const std::string log = dir_ + "/xlog";
+  Outcome run = Exec({Bin("trace"), "-o", log, "-x", Hooker() + " 022 25"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  const uint64_t pid = std::stoull(run.out);
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[pid], 25u);
+  EXPECT_EQ(s.thread_of_pid_word[pid], pid);
+}
+
+TEST_F(SessionE2E, LostEventsAreCountedExactly) {
+  const std::string log = dir_ + "/lossy";
+  // The smallest ring (4 KiB) and a burst far larger: the ring overflows, every event is either
+  // in the log or counted in a 006 event.
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-T", "4K", "-j", "020", "-o", log}).status, 0);
+  Outcome hook = Exec({Hooker(), "020", "200000"});
+  ASSERT_EQ(hook.status, 0) << hook.err;
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  const uint64_t pid = std::stoull(hook.out);
+  LogSummary s = Summarize(log);
+  EXPECT_GT(s.lost, 0u);
+  EXPECT_EQ(s.hooks_by_pid_word[pid] + s.lost, 200000u);
+  // -j 020 let no kernel events through.
+  EXPECT_EQ(s.hooks[kHookSystemCall], 0u);
+}
+
+TEST_F(SessionE2E, DeferredSessionRecordsOnlyBetweenTrconAndTrcoff) {
+  const std::string log = dir_ + "/deferred";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-d", "-j", "020,021", "-o", log}).status, 0);
+  Outcome before = Exec({Hooker(), "020", "10"});
+  ASSERT_EQ(Exec({Bin("trcon")}).status, 0);
+  Outcome during = Exec({Hooker(), "021", "10"});
+  ASSERT_EQ(Exec({Bin("trcoff")}).status, 0);
+  Outcome after = Exec({Hooker(), "020", "10"});
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(before.out)], 0u);
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(during.out)], 10u);
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(after.out)], 0u);
+  EXPECT_EQ(s.hooks[event::kHookTraceOn], 1u);
+  EXPECT_EQ(s.hooks[event::kHookTraceOff], 2u);  // trcoff, and the end of the session
+}
+
+TEST_F(SessionE2E, InteractivePrompt) {
+  const std::string log = dir_ + "/interactive";
+  Outcome run =
+      Exec({Bin("trace"), "-d", "-o", log}, "trcon\n!" + Hooker() + " 020 5\ntrcoff\nq\n");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("-> "), std::string::npos);
+  LogSummary s = Summarize(log);
+  size_t hooks = 0;
+  for (auto [pid, count] : s.hooks_by_pid_word) hooks += count;
+  EXPECT_EQ(hooks, 5u);
+}
+
+TEST_F(SessionE2E, GenericChannelIsPrintedAndStoppedByNumber) {
+  const std::string log = dir_ + "/generic";
+  Outcome start = Exec({Bin("trace"), "-a", "-g", "-o", log});
+  ASSERT_EQ(start.status, 0) << start.err;
+  EXPECT_EQ(start.out, "1\n");
+  Outcome second = Exec({Bin("trace"), "-a", "-g", "-o", log + "2"});
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(second.out, "2\n");
+  EXPECT_EQ(Exec({Bin("trcstop"), "-2"}).status, 0);
+  EXPECT_EQ(Exec({Bin("trcstop"), "-1"}).status, 0);
+  EXPECT_EQ(Exec({Bin("trcstop"), "-1"}).status, 1);
+  EXPECT_TRUE(std::filesystem::exists(log));
+  EXPECT_TRUE(std::filesystem::exists(log + "2"));
+  Outcome bad = Exec({Bin("trcstop"), "-9"});
+  EXPECT_EQ(bad.status, 2);
+}
+
+TEST_F(SessionE2E, RuntimeDirectoryOfAnotherModeIsRefused) {
+  std::filesystem::create_directories(dir_ + "/run");
+  chmod((dir_ + "/run").c_str(), 0777);
+  Outcome start = Exec({Bin("trace"), "-a", "-o", dir_ + "/log"});
+  EXPECT_NE(start.status, 0);
+  EXPECT_NE(start.err.find("lets other users in"), std::string::npos) << start.err;
+}
+
+TEST_F(SessionE2E, KernelEvents) {
+  if (geteuid() != 0) GTEST_SKIP() << "kernel events need root; running as uid " << geteuid();
+  if (access("/sys/kernel/tracing/instances", F_OK) != 0 &&
+      access("/sys/kernel/debug/tracing/instances", F_OK) != 0 &&
+      std::system("mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null") != 0) {
+    GTEST_SKIP() << "tracefs is not available and cannot be mounted";
+  }
+  const std::string log = dir_ + "/kernel";
+  Outcome start = Exec({Bin("trace"), "-a", "-o", log});
+  ASSERT_EQ(start.status, 0) << start.err;
+  Outcome hook = Exec({Hooker(), "020", "10"});
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  const uint64_t pid = std::stoull(hook.out);
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[pid], 10u);
+  EXPECT_GT(s.syscalls_by_thread[pid], 0u) << "no system call of the traced process";
+  EXPECT_GT(s.hooks[kHookSyscallReturn], 0u);
+  EXPECT_GT(s.hooks[kHookDispatch] + s.hooks[kHookIdle], 0u);
+  EXPECT_GT(s.hooks[kHookExec], 0u);
+  EXPECT_GT(s.hooks[kHookExit], 0u);
+  EXPECT_GT(s.hooks[kHookFork], 0u);
+
+  // The report reads like AIX's, with the default and the kernel templates.
+  const std::string templates = dir_ + "/trcfmt";
+  {
+    std::ofstream out(templates);
+    out << Slurp(std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt") << "\n"
+        << Slurp(std::string(RASTRACE_SOURCE_DIR) + "/templates/kernel.trcfmt");
+  }
+  Outcome report = Exec({Bin("trcrpt"), "-t", templates, "-O", "exec=on,pid=on", log});
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("SYSTEM CALL"), std::string::npos);
+  EXPECT_NE(report.out.find("DISPATCH"), std::string::npos);
+  EXPECT_NE(report.out.find("session_hooker"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rastrace::session

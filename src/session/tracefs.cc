@@ -1,0 +1,134 @@
+#include "session/tracefs.h"
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "session/kernel_events.h"
+
+namespace rastrace::session {
+
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+Result<void> WriteFile(const std::string& path, std::string_view text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
+  const ssize_t written = write(fd, text.data(), text.size());
+  const int saved = errno;
+  close(fd);
+  if (written != static_cast<ssize_t>(text.size())) {
+    return MakeError("{}: {}", path, std::strerror(saved));
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<std::string> FindTracefs() {
+  for (const char* dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
+    if (Exists(std::string(dir) + "/instances")) return std::string(dir);
+  }
+  if (geteuid() != 0) return MakeError("kernel events need root (tracefs is not accessible)");
+  if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) != 0) {
+    return MakeError("cannot mount tracefs on /sys/kernel/tracing: {}", std::strerror(errno));
+  }
+  if (Exists("/sys/kernel/tracing/instances")) return std::string("/sys/kernel/tracing");
+  return MakeError("tracefs has no instances directory");
+}
+
+Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, const std::string& name,
+                                                const std::bitset<65536>& allowed,
+                                                uint64_t buffer_kb,
+                                                std::span<const unsigned> cpus) {
+  const std::string path = tracefs + "/instances/" + name;
+  if (mkdir(path.c_str(), 0700) != 0) {
+    return MakeError("{}: cannot create the tracefs instance: {}", path, std::strerror(errno));
+  }
+  // From here on the destructor removes the instance, whatever fails.
+  TracefsInstance instance(path, -1);
+  if (auto r = WriteFile(path + "/tracing_on", "0"); !r) return r.error();
+  if (auto r = WriteFile(path + "/trace_clock", "mono"); !r) return r.error();
+  (void)WriteFile(path + "/options/record-tgid", "1");
+  if (buffer_kb != 0) (void)WriteFile(path + "/buffer_size_kb", std::to_string(buffer_kb));
+  if (!cpus.empty()) {
+    // cpumask in hex, lowest cpu in the last digit.
+    std::vector<uint32_t> words;
+    for (unsigned cpu : cpus) {
+      if (words.size() <= cpu / 32) words.resize(cpu / 32 + 1, 0);
+      words[cpu / 32] |= 1u << (cpu % 32);
+    }
+    std::string mask;
+    for (size_t i = words.size(); i-- > 0;) {
+      mask += fmt::format("{:08x}", words[i]);
+      if (i != 0) mask += ",";
+    }
+    if (auto r = WriteFile(path + "/tracing_cpumask", mask); !r) return r.error();
+  }
+  size_t enabled = 0;
+  for (const KernelSource& source : KernelSources()) {
+    if (!allowed.test(source.hook)) continue;
+    const std::string enable = path + "/events/" + source.tracepoint + "/enable";
+    if (!Exists(enable)) continue;  // this kernel lacks the tracepoint
+    if (WriteFile(enable, "1")) ++enabled;
+  }
+  if (enabled == 0) return MakeError("no kernel tracepoint could be enabled in {}", path);
+  instance.pipe_fd_ = open((path + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (instance.pipe_fd_ < 0) {
+    return MakeError("{}/trace_pipe: {}", path, std::strerror(errno));
+  }
+  return instance;
+}
+
+TracefsInstance::TracefsInstance(TracefsInstance&& other) noexcept
+    : path_(std::move(other.path_)), pipe_fd_(other.pipe_fd_) {
+  other.path_.clear();
+  other.pipe_fd_ = -1;
+}
+
+TracefsInstance::~TracefsInstance() {
+  if (pipe_fd_ >= 0) close(pipe_fd_);
+  if (path_.empty()) return;
+  (void)WriteFile(path_ + "/tracing_on", "0");
+  for (const KernelSource& source : KernelSources()) {
+    (void)WriteFile(path_ + "/events/" + source.tracepoint + "/enable", "0");
+  }
+  // The kernel refuses while a reader still holds the instance open: retry briefly.
+  for (int attempt = 0; attempt < 50 && rmdir(path_.c_str()) != 0 && errno == EBUSY; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+Result<void> TracefsInstance::SetTracing(bool on) {
+  return WriteFile(path_ + "/tracing_on", on ? "1" : "0");
+}
+
+uint64_t TracefsInstance::LostEvents() const {
+  uint64_t lost = 0;
+  for (unsigned cpu = 0;; ++cpu) {
+    std::ifstream stats(path_ + "/per_cpu/cpu" + std::to_string(cpu) + "/stats");
+    if (!stats) break;
+    std::string line;
+    while (std::getline(stats, line)) {
+      // "overrun: N" (overwritten) and "dropped events: N" (refused when full).
+      for (const char* key : {"overrun: ", "dropped events: "}) {
+        if (line.rfind(key, 0) == 0)
+          lost += std::strtoull(line.c_str() + std::strlen(key), nullptr, 10);
+      }
+    }
+  }
+  return lost;
+}
+
+}  // namespace rastrace::session

@@ -1,0 +1,43 @@
+// A private tracefs instance (instances/rastrace-<pid>): its own ring buffers and event switches,
+// so the session never disturbs the top-level trace or another tool's instance.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/result.h"
+
+namespace rastrace::session {
+
+// The mounted tracefs (mounting it on /sys/kernel/tracing when it is not), or an error that says
+// why kernel events are unavailable.
+Result<std::string> FindTracefs();
+
+class TracefsInstance {
+ public:
+  // Creates the instance, selects the monotonic clock, enables the tracepoints of every hook that
+  // `allowed` lets through, sets the per-cpu buffer size and, when `cpus` is not empty, the cpus
+  // traced. Tracing stays off until SetTracing(true).
+  static Result<TracefsInstance> Create(const std::string& tracefs, const std::string& name,
+                                        const std::bitset<65536>& allowed, uint64_t buffer_kb,
+                                        std::span<const unsigned> cpus);
+  TracefsInstance(TracefsInstance&& other) noexcept;
+  TracefsInstance& operator=(TracefsInstance&&) = delete;
+  ~TracefsInstance();  // turns tracing off and removes the instance
+
+  Result<void> SetTracing(bool on);
+  // trace_pipe, opened non-blocking (reading consumes events).
+  int pipe_fd() const { return pipe_fd_; }
+  // Events the kernel overwrote or dropped because this instance's buffers were full.
+  uint64_t LostEvents() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  TracefsInstance(std::string path, int pipe_fd) : path_(std::move(path)), pipe_fd_(pipe_fd) {}
+  std::string path_;
+  int pipe_fd_ = -1;
+};
+
+}  // namespace rastrace::session
