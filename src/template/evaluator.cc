@@ -28,6 +28,8 @@ void Evaluator::Impl::Run(const Template& t, const EventContext& c, EvalOutput& 
   call_depth = 0;
   seq_depth = 0;
   steps = 0;
+  step_limit = kBaseSteps + kStepsPerByte * bytes.size();
+  output_limit = kBaseOutput + kOutputPerByte * bytes.size();
   halt = failed = pending_error = in_backquote = false;
   status = EvalStatus::kOk;
   out.level = t.level;
@@ -89,7 +91,7 @@ void Evaluator::Impl::Call(uint16_t id16) {
 void Evaluator::Impl::Exec(const Seq& seq) {
   ++seq_depth;
   for (const Node& n : seq) {
-    if (++steps > kMaxSteps || w.size() > kMaxOutput) {
+    if (++steps > step_limit || w.size() > output_limit) {
       Fail();
       break;
     }
@@ -162,7 +164,7 @@ void Evaluator::Impl::ExecNode(const Node& n) {
     case NodeKind::kLoop: {
       uint64_t count = ValueOf(n.value);
       for (uint64_t i = 0; i < count && !halt; ++i) {
-        if (++steps > kMaxSteps) return Fail();
+        if (++steps > step_limit) return Fail();
         Exec(n.children);
       }
       return;

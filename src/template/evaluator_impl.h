@@ -21,10 +21,12 @@
 
 namespace rastrace::tmpl {
 inline constexpr int kMaxSubroutineDepth = 10;  // seed 002 section VII
-// Work and output allowed per event: far above any real template, low enough that a loop count
-// read from a corrupt event ends quickly.
-inline constexpr uint64_t kMaxSteps = 100'000;
-inline constexpr size_t kMaxOutput = 64 * 1024;
+// Work and output allowed per event grow with its size: a LOOP over every byte of a 64 KiB generic
+// buffer fits, a loop count read from a corrupt event ends quickly.
+inline constexpr uint64_t kBaseSteps = 20'000;
+inline constexpr uint64_t kStepsPerByte = 64;
+inline constexpr size_t kBaseOutput = 16 * 1024;
+inline constexpr size_t kOutputPerByte = 16;
 inline constexpr size_t kMaxExprStack = 130;
 // The DATA_POINTER and BASE_POINTER stay far below this, so pointer arithmetic cannot wrap.
 inline constexpr uint64_t kMaxPointer = uint64_t{1} << 40;
@@ -71,6 +73,8 @@ struct Evaluator::Impl {
   int seq_depth = 0;
   int error_depth = 0;
   uint64_t steps = 0;
+  uint64_t step_limit = kBaseSteps;
+  size_t output_limit = kBaseOutput;
   bool halt = false;
   bool failed = false;
   bool pending_error = false;

@@ -87,6 +87,29 @@ TEST_F(EvaluatorTest, DataWordsReadInTheLogsOrder) {
   EXPECT_EQ(Run(0x0100, &little->event(), ByteOrder::kLittle).text, "11223344 11223344");
 }
 
+TEST_F(EvaluatorTest, LoopsOverTheLargestGenericBufferFit) {
+  Load("010 1.0 W2 LOOP HB {X1}\n");
+  std::vector<uint8_t> buffer(65535, 0xAB);
+  event::EventFields f;
+  f.hook_id = 0x0100;
+  f.generic = true;
+  f.buffer = buffer;
+  auto owned = testing::OwnedEvent::Make(f, event::Layout::k64, ByteOrder::kBig);
+  ASSERT_TRUE(owned.ok());
+  EvalOutput out = Run(0x0100, &(*owned)->event());
+  EXPECT_EQ(out.status, EvalStatus::kOk);
+  EXPECT_EQ(out.text.size(), 65535u * 3 - 1);
+}
+
+TEST_F(EvaluatorTest, RunawayLoopOnASmallEventEndsWithTheErrorLine) {
+  Load("010 1.0 LOOP $D1 {\"a\"}\n");
+  auto ev = Event(0x0100, {0xFFFFFFFFFFFF});
+  EvalOutput out = Run(0x0100, &ev->event());
+  EXPECT_EQ(out.status, EvalStatus::kError);
+  EXPECT_LT(out.text.size(), 64u * 1024);
+  EXPECT_TRUE(out.text.ends_with("***ERROR: TRACEID 010 LOGFILE log OFFSET 000000***"));
+}
+
 TEST_F(EvaluatorTest, TemplatesChangedAfterLoadingAreSeenByCalls) {
   Load("010 1.0 \"a\" $011\n011 1.0 \"b\"\n");
   auto ev = Event(0x0100, {});
