@@ -12,6 +12,7 @@ namespace rastrace::tsf::internal {
 
 struct TracepointExtras {
   bool has_minor = false;
+  Location minor_where;  // of the MINOR= value
   bool has_tp = false;
   std::vector<Location> type_where;  // one per TYPE= name
   Location group_where;

@@ -544,6 +544,7 @@ bool Parser::ParseTraceItem(const std::string& up, Location at, Tracepoint& tp,
     }
     tp.minor = static_cast<uint16_t>(*v);
     ex.has_minor = true;
+    ex.minor_where = value_at;
     return true;
   }
   if (up == "TP") {

@@ -55,11 +55,13 @@ void CheckMinors(Module& module, std::vector<TracepointExtras>& extras, Diagnost
     return;
   }
   std::map<uint16_t, uint32_t> seen;  // minor -> line
-  for (const Tracepoint& tp : tps) {
+  for (size_t i = 0; i < tps.size(); ++i) {
+    const Tracepoint& tp = tps[i];
     auto [it, inserted] = seen.emplace(tp.minor, tp.where.line);
     if (!inserted) {
-      sink.Error(tp.where, fmt::format("MINOR {:#06x} is already used by the TRACE at line {}",
-                                       tp.minor, it->second));
+      sink.Error(extras[i].minor_where,
+                 fmt::format("MINOR {:#06x} is already used by the TRACE at line {}", tp.minor,
+                             it->second));
     }
   }
 }

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
   const rastrace::stda::SaveFile save = rastrace::stda::ReadSaveFile(bytes);
   const auto& c = save.contents;
   for (const auto& p : c.problems) {
-    fmt::print(stderr, "tracefmt: {}: offset {:#x}: {}\n", save_path, p.offset, p.message);
+    fmt::print(stderr, "tracefmt: {}: offset {:#x} ({}): {}\n", save_path, p.offset, p.offset,
+               p.message);
   }
 
   std::string out;
@@ -122,7 +123,7 @@ int main(int argc, char** argv) {
           fmt::format("Corruption: {} problem{}; the records that could be read are shown above\n",
                       c.problems.size(), c.problems.size() == 1 ? "" : "s");
       for (const auto& p : c.problems) {
-        out += fmt::format("  offset {:#x}: {}\n", p.offset, p.message);
+        out += fmt::format("  offset {:#x} ({}): {}\n", p.offset, p.offset, p.message);
       }
     }
   }
