@@ -1,0 +1,107 @@
+// Costs of a system-wide session (figures in docs/performance.md, "System-wide sessions"):
+//  - a hook in a process attached to a session (the recorder with the session's monotonic clock);
+//  - turning tracefs lines into hooks: the daemon's CPU per kernel event;
+//  - merging the logs at trcstop: the daemon's CPU per event written.
+#include <benchmark/benchmark.h>
+#include <rastrace/trchk.h>
+#include <unistd.h>
+
+#include <bitset>
+#include <filesystem>
+#include <fstream>
+
+#include "event/encode.h"
+#include "recorder/log_sink.h"
+#include "recorder/recorder.h"
+#include "session/event_builder.h"
+#include "session/kernel_events.h"
+#include "session/merge.h"
+#include "session/trace_line.h"
+
+namespace rastrace::session {
+namespace {
+
+std::string TempDir() {
+  const std::string dir = "/tmp/session_bench_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void BM_AttachedProcessHook(benchmark::State& state) {
+  recorder::RecorderOptions options;
+  options.log_path = TempDir() + "/hooks.trc";
+  options.clock = recorder::ClockChoice::kMonotonic;  // what an attached process uses
+  std::filesystem::remove(options.log_path);
+  auto started = recorder::Recorder::Get().Start(options);
+  if (!started) {
+    state.SkipWithError(started.error().message.c_str());
+    return;
+  }
+  uint64_t i = 0;
+  for (auto _ : state) TRCHKL2T(0x02000000, i++, 7);
+  (void)recorder::Recorder::Get().Stop();
+  std::filesystem::remove_all(TempDir());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AttachedProcessHook);
+
+void BM_KernelLineToHook(benchmark::State& state) {
+  const std::string lines[] = {
+      "            bash-27796   (  27796) [000] .....  1986.794937: sys_enter: NR 0 (3, "
+      "7ffdc5532490, 340, 0, 7, b)",
+      "            bash-27796   (  27796) [000] .....  1986.794959: sys_exit: NR 0 = 832",
+      "            bash-27796   (  27796) [001] d..2.  1986.794961: sched_switch: prev_comm=bash "
+      "prev_pid=27796 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 "
+      "next_prio=120",
+  };
+  std::bitset<65536> all;
+  all.set();
+  KernelEventMapper mapper(all, nullptr);
+  mapper.KnowThread(27796, 27796);
+  std::vector<uint8_t> out;
+  out.reserve(1 << 20);
+  size_t n = 0;
+  for (auto _ : state) {
+    auto line = ParseTraceLine(lines[n++ % 3]);
+    mapper.Map(*line, out);
+    if (out.size() > (1 << 19)) out.clear();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_KernelLineToHook);
+
+void BM_MergeAtStop(benchmark::State& state) {
+  const std::string dir = TempDir();
+  const int64_t per_log = state.range(0);
+  std::vector<MergeInput> inputs;
+  for (int log = 0; log < 4; ++log) {
+    std::vector<uint8_t> bytes;
+    event::EncodeMagic(event::Layout::k64, NativeByteOrder(), bytes);
+    for (int64_t i = 0; i < per_log; ++i) {
+      AppendWords(0x0200, 0, {static_cast<uint64_t>(i), 2}, 100 + log,
+                  static_cast<uint64_t>(i * 4 + log), true, bytes);
+    }
+    const std::string path = dir + "/p" + std::to_string(100 + log) + "-1.trc";
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    inputs.push_back({path, static_cast<uint64_t>(100 + log)});
+  }
+  recorder::RecorderOptions options;
+  for (auto _ : state) {
+    auto sink = recorder::LogSink::Open(
+        dir + "/merged.trc", options, [](std::vector<uint8_t>&) {},
+        [](uint64_t, std::vector<uint8_t>&) {});
+    auto totals = MergeLogs(inputs, *sink);
+    benchmark::DoNotOptimize(totals);
+    (void)sink->Close();
+  }
+  std::filesystem::remove_all(dir);
+  state.SetItemsProcessed(state.iterations() * per_log * 4);
+}
+BENCHMARK(BM_MergeAtStop)->Arg(250000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace rastrace::session
+
+BENCHMARK_MAIN();
