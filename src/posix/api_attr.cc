@@ -18,8 +18,10 @@ bool Valid(const trace_attr_t* attr) {
   return attr != nullptr && attr->__magic == kAttrMagic;
 }
 
-size_t EventSize(size_t data_len) {
-  return sizeof(SlotHeader) + (data_len + 7) / 8 * 8;
+// Every event takes one slot of the ring, whatever its data length: streamsize / eventsize is
+// the number of events a stream holds.
+size_t EventSize(const trace_attr_t& attr) {
+  return GeometryFor(attr).slot_size;
 }
 
 }  // namespace
@@ -150,14 +152,15 @@ API int posix_trace_attr_setmaxdatasize(trace_attr_t* attr, size_t maxdatasize) 
 
 API int posix_trace_attr_getmaxsystemeventsize(const trace_attr_t* attr, size_t* eventsize) {
   if (!Valid(attr) || eventsize == nullptr) return EINVAL;
-  *eventsize = EventSize(kMaxSystemData);
+  *eventsize = EventSize(*attr);
   return 0;
 }
 
 API int posix_trace_attr_getmaxusereventsize(const trace_attr_t* attr, size_t data_len,
                                              size_t* eventsize) {
   if (!Valid(attr) || eventsize == nullptr) return EINVAL;
-  *eventsize = EventSize(data_len < attr->__max_data_size ? data_len : attr->__max_data_size);
+  (void)data_len;  // data beyond the max data size is cut: the slot holds the rest
+  *eventsize = EventSize(*attr);
   return 0;
 }
 

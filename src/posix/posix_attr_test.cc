@@ -71,15 +71,17 @@ TEST(Attr, SettersRoundTripAndRejectBadValues) {
   ASSERT_EQ(posix_trace_attr_getlogsize(&attr, &size), 0);
   EXPECT_EQ(size, 654321u);
   EXPECT_EQ(posix_trace_attr_setlogsize(&attr, 0), EINVAL);
-  // Event sizes grow with the data, up to the max data size.
-  size_t small = 0, large = 0, capped = 0, system = 0;
+  // Every event takes one ring slot: its size follows the max data size, not the data length.
+  size_t small = 0, large = 0, system = 0;
   ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr, 8, &small), 0);
-  ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr, 100, &large), 0);
-  ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr, 5000, &capped), 0);
+  ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr, 5000, &large), 0);
   ASSERT_EQ(posix_trace_attr_getmaxsystemeventsize(&attr, &system), 0);
-  EXPECT_LT(small, large);
-  EXPECT_EQ(large, capped);
+  EXPECT_EQ(small, large);
+  EXPECT_GE(small, 100u);
   EXPECT_GE(system, 2 * sizeof(trace_event_set_t));
+  ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, 1000), 0);
+  ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr, 8, &large), 0);
+  EXPECT_GT(large, small);
   // Names are cut to TRACE_NAME_MAX bytes.
   std::string long_name(TRACE_NAME_MAX + 10, 'q');
   ASSERT_EQ(posix_trace_attr_setname(&attr, long_name.c_str()), 0);

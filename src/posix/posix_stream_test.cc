@@ -156,6 +156,22 @@ TEST_F(Stream, UntilFullStopsWithAutomaticStopAndCountsOverruns) {
   EXPECT_NE(IntData(events.back()), 0);  // automatic
 }
 
+TEST_F(Stream, StreamSizeOverEventSizeIsTheNumberOfEventsKept) {
+  ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr_, 16), 0);
+  size_t event_size = 0;
+  ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr_, 16, &event_size), 0);
+  ASSERT_EQ(posix_trace_attr_setstreamsize(&attr_, 6 * event_size), 0);
+  ASSERT_EQ(posix_trace_create(0, &attr_, &trid_), 0);  // LOOP
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.size", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  for (int i = 0; i < 20; ++i) posix_trace_event(id, &i, sizeof i);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 2u + 6u);  // OVERFLOW, RESUME, the newest 6
+  EXPECT_EQ(IntData(events[2]), 14);
+  EXPECT_EQ(IntData(events.back()), 19);
+}
+
 TEST_F(Stream, FlushPolicyWithoutLogIsInvalid) {
   ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr_, POSIX_TRACE_FLUSH), 0);
   EXPECT_EQ(posix_trace_create(0, &attr_, &trid_), EINVAL);
