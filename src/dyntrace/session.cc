@@ -136,6 +136,12 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
   impl->module = std::move(*module);
   auto selected = SelectTracepoints(impl->module, options.selection);
   if (!selected) return selected.error();
+  if (!options.log && impl->module.major > 0xFF) {
+    return MakeError(
+        "{}: MAJOR 0x{:X} does not fit an STDA record (one byte); record into a "
+        "rastrace log with --log",
+        options.definitions, impl->module.major);
+  }
   if ((options.pid != 0) == !options.command.empty()) {
     return MakeError("give either -p PID or -- COMMAND");
   }

@@ -273,6 +273,16 @@ TEST_F(TraceCommandTest, BadInputGetsAClearErrorAndNoTrace) {
       RunCommand({Bin("trace"), "on", "syntax.tsf", "--", TestProgram("dt_sample"), "1"}, dir_);
   EXPECT_EQ(syntax.exit_code, 1);
   EXPECT_NE(syntax.err.find("syntax.tsf:"), std::string::npos) << syntax.err;
+  std::ofstream(dir_ / "big.tsf")
+      << "MODNAME = dt_sample\nMAJOR = 0x100\nTRACE TP=.DosOpen, REGS=(EAX)\n";
+  auto big_major =
+      RunCommand({Bin("trace"), "on", "big.tsf", "--", TestProgram("dt_sample"), "1"}, dir_);
+  EXPECT_EQ(big_major.exit_code, 1);
+  EXPECT_NE(big_major.err.find("does not fit an STDA record"), std::string::npos) << big_major.err;
+  auto big_log = RunCommand({Bin("trace"), "on", "big.tsf", "--log", "-o", "big.trc", "--",
+                             TestProgram("dt_sample"), "1"},
+                            dir_);
+  EXPECT_EQ(big_log.exit_code, 0) << big_log.err;
   auto neither = RunCommand({Bin("trace"), "on", "sample.tsf"}, dir_);
   EXPECT_EQ(neither.exit_code, 2);
   auto no_process = RunCommand({Bin("trace"), "on", "sample.tsf", "-p", "999999999"}, dir_);
