@@ -15,6 +15,10 @@ namespace {
 // below 10^7 staying readable inside.
 constexpr uint64_t kOriginIdStride = 10'000'000;
 
+// Dynamic tracepoint hits (src/dyntrace/record_output.h): generic 00C, subhook = minor, data word
+// major | flags << 16 | pid << 32.
+constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
+
 bool IsMetadataOnly(const event::Event& e) {
   const auto subhook = UtilitySubhook(e);
   if (!subhook) return false;
@@ -185,6 +189,8 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
   std::string name;
   if (record.has_text && !record.label.empty()) {
     name = std::string(record.label);
+  } else if (e.hook_id == kHookDynamicTracepoint && e.generic) {
+    name = fmt::format("tracepoint {:04X}:{:04X}", e.generic_word & 0xFFFF, e.subhook);
   } else if (e.hook_id == event::kHookUtil) {
     name = fmt::format("hook {} subhook {:04X}", id_name, e.subhook);
   } else {

@@ -10,6 +10,9 @@ constexpr size_t kProcessIdsBytes = 16;  // ppid:8 tid:8 before the path of a 0x
 // buffer S2 path) and 139 FORK (words: child pid, parent pid).
 constexpr uint16_t kHookKernelExec = 0x1340;
 constexpr uint16_t kHookKernelFork = 0x1390;
+// Dynamic tracepoint hits (src/dyntrace/record_output.h): generic 00C, data word
+// major | flags << 16 | pid << 32, thread id = the hitting thread.
+constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
 }  // namespace
 
 std::optional<std::string_view> ReadS2(std::span<const uint8_t> buffer, size_t offset,
@@ -51,6 +54,15 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
     const auto parent = exec_path_.find(event.words[1]);
     if (parent != exec_path_.end()) exec_path_[child] = parent->second;
     pid_of_tid_[child] = child;
+    ++generation_;
+    return true;
+  }
+  if (event.hook_id == kHookDynamicTracepoint && event.generic) {
+    // The data word carries the hitting process's pid in its high half.
+    const uint64_t pid = event.generic_word >> 32;
+    auto [it, added] = pid_of_tid_.try_emplace(event.thread_id, pid);
+    if (!added && it->second == pid) return false;
+    it->second = pid;
     ++generation_;
     return true;
   }

@@ -57,6 +57,13 @@ TEST(ExportProcessTable, KernelForkAndExecEventsNameProcesses) {
   EXPECT_EQ(table.ExecPath(10), "/bin/sh");
 }
 
+TEST(ExportProcessTable, DynamicTracepointHitsTellTheirThreadsPid) {
+  testing::LogBuilder log(ByteOrder::kLittle);
+  log.Generic(0x00C0, 3, 4242, 5, uint64_t{777} << 32 | 0x0012, "regs");
+  const ProcessTable table = TableOf(log);
+  EXPECT_EQ(table.PidOf(4242), 777u);
+}
+
 TEST(ExportProcessTable, MalformedEventsAreIgnored) {
   testing::LogBuilder log(ByteOrder::kLittle);
   // A process event whose buffer is too short for ppid and tid, and a name whose length runs past
