@@ -260,13 +260,31 @@ struct PtraceEngine::Impl {
     }
     (void)WriteByte(pid, regs.rip, kInt3);
     // Threads that stopped on a site while this one stepped step over it now, one at a time.
-    for (auto& [other, state] : threads) {
-      if (other != tid && state.at_breakpoint) StepOver(other, state);
+    StepOverStopped(tid);
+    if (others_running) ResumeStopped(tid);
+  }
+
+  // Stepping can end threads (erasing them) and add new ones, so these loops go over a copy of
+  // the thread ids.
+  std::vector<pid_t> ThreadIds(pid_t except) const {
+    std::vector<pid_t> ids;
+    for (const auto& [tid, thread] : threads) {
+      if (tid != except) ids.push_back(tid);
     }
-    if (others_running) {
-      for (auto& [other, state] : threads) {
-        if (other != tid && state.stopped) Resume(other, state);
-      }
+    return ids;
+  }
+
+  void StepOverStopped(pid_t except) {
+    for (pid_t tid : ThreadIds(except)) {
+      auto it = threads.find(tid);
+      if (it != threads.end() && it->second.at_breakpoint) StepOver(tid, it->second);
+    }
+  }
+
+  void ResumeStopped(pid_t except) {
+    for (pid_t tid : ThreadIds(except)) {
+      auto it = threads.find(tid);
+      if (it != threads.end() && it->second.stopped) Resume(tid, it->second);
     }
   }
 
@@ -509,12 +527,8 @@ Result<std::unique_ptr<PtraceEngine>> PtraceEngine::Attach(
 Result<void> PtraceEngine::Run(const std::atomic<bool>& stop, int& exit_status, bool& exited) {
   Impl& impl = *impl_;
   exited = false;
-  for (auto& [tid, thread] : impl.threads) {
-    if (thread.at_breakpoint) impl.StepOver(tid, thread);
-  }
-  for (auto& [tid, thread] : impl.threads) {
-    if (thread.stopped) impl.Resume(tid, thread);
-  }
+  impl.StepOverStopped(0);
+  impl.ResumeStopped(0);
   while (!stop.load(std::memory_order_relaxed)) {
     int status = 0;
     pid_t tid = waitpid(-1, &status, __WALL);

@@ -184,15 +184,23 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
   impl->output = std::move(*output);
 
   if (impl->engine == EngineChoice::kUprobe) {
-    auto engine = UprobeEngine::Attach(impl->target, std::move(*compiled), *impl->output);
-    if (!engine) {
+    auto engine = UprobeEngine::Attach(impl->target, *compiled, *impl->output);
+    if (engine) {
+      impl->uprobe_engine = std::move(*engine);
+      // The launcher's ptrace hold is no longer needed: uprobes live in the kernel.
+      if (impl->started) ptrace(PTRACE_DETACH, impl->target, nullptr, nullptr);
+    } else if (options.engine == EngineChoice::kAuto) {
+      // Chosen by auto (e.g. perf events need privileges this user lacks): ptrace records
+      // the same registers.
+      impl->warnings.push_back(
+          fmt::format("uprobes failed ({}); using ptrace", engine.error().message));
+      impl->engine = EngineChoice::kPtrace;
+    } else {
       impl->AbandonLaunch();
       return engine.error();
     }
-    impl->uprobe_engine = std::move(*engine);
-    // The launcher's ptrace hold is no longer needed: uprobes live in the kernel.
-    if (impl->started) ptrace(PTRACE_DETACH, impl->target, nullptr, nullptr);
-  } else {
+  }
+  if (impl->engine == EngineChoice::kPtrace) {
     auto engine =
         PtraceEngine::Attach(impl->target, std::move(*compiled), *impl->output, impl->started);
     if (!engine) {

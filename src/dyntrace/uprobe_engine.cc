@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -430,6 +431,12 @@ Result<std::unique_ptr<UprobeEngine>> UprobeEngine::Attach(
   impl->memory = ProcessMemory(pid);
   for (const CompiledTracepoint& tracepoint : impl->tracepoints) {
     impl->register_masks.push_back(PerfRegisterMask(tracepoint));
+  }
+  // One event per tracepoint, thread and CPU: many descriptors for a busy process.
+  rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
   }
   impl->cpus = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)));
   impl->rings.resize(static_cast<size_t>(impl->cpus));
