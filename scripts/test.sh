@@ -33,7 +33,7 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-f
 step "fuzz targets, ${fuzz_seconds}s each"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DRASTRACE_FUZZ=ON -DRASTRACE_TESTS=OFF -DRASTRACE_BENCH=OFF >/dev/null
-cmake --build build-fuzz -j"$jobs"
+cmake --build build-fuzz -j"$jobs" --target fuzzers
 for fuzzer in build-fuzz/fuzz/*; do
   [ -x "$fuzzer" ] || continue
   name=$(basename "$fuzzer")
