@@ -74,9 +74,11 @@ class SessionE2E : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  Outcome Exec(const std::vector<std::string>& args, const std::string& input = "") {
-    Outcome run;
-    const std::string out = dir_ + "/stdout", err = dir_ + "/stderr", in = dir_ + "/stdin";
+  // Starts a command with its output in files named after `tag`; returns its pid.
+  pid_t Spawn(const std::vector<std::string>& args, const std::string& tag,
+              const std::string& input = "") {
+    const std::string out = dir_ + "/" + tag + ".out", err = dir_ + "/" + tag + ".err",
+                      in = dir_ + "/" + tag + ".in";
     std::ofstream(in) << input;
     const pid_t pid = fork();
     if (pid == 0) {
@@ -89,12 +91,21 @@ class SessionE2E : public ::testing::Test {
       execv(argv[0], argv.data());
       _exit(127);
     }
+    return pid;
+  }
+
+  Outcome Wait(pid_t pid, const std::string& tag) {
+    Outcome run;
     int status = 0;
     waitpid(pid, &status, 0);
     run.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    run.out = Slurp(out);
-    run.err = Slurp(err);
+    run.out = Slurp(dir_ + "/" + tag + ".out");
+    run.err = Slurp(dir_ + "/" + tag + ".err");
     return run;
+  }
+
+  Outcome Exec(const std::vector<std::string>& args, const std::string& input = "") {
+    return Wait(Spawn(args, "exec", input), "exec");
   }
 
   struct LogSummary {
@@ -102,6 +113,7 @@ class SessionE2E : public ::testing::Test {
     std::map<uint64_t, uint64_t> hooks_by_pid_word;   // user hook 020/021: data word 1 -> count
     std::map<uint64_t, uint64_t> thread_of_pid_word;  // data word 1 -> thread id
     uint64_t lost = 0;
+    uint64_t loader_entries = 0;  // 00A/106 (-n)
     std::map<uint64_t, uint64_t> syscalls_by_thread;
   };
 
@@ -120,6 +132,7 @@ class SessionE2E : public ::testing::Test {
         s.thread_of_pid_word[ev.words[0]] = ev.thread_id;
       }
       if (ev.hook_id == event::kHookLost) s.lost += ev.words[0];
+      if (ev.hook_id == event::kHookUtil && ev.subhook == 0x0106) ++s.loader_entries;
       if (ev.hook_id == kHookSystemCall) ++s.syscalls_by_thread[ev.thread_id];
     }
     EXPECT_EQ(status, event::ReadStatus::kEnd) << reader->error().message;
@@ -260,6 +273,74 @@ TEST_F(SessionE2E, RuntimeDirectoryOfAnotherModeIsRefused) {
   Outcome start = Exec({Bin("trace"), "-a", "-o", dir_ + "/log"});
   EXPECT_NE(start.status, 0);
   EXPECT_NE(start.err.find("lets other users in"), std::string::npos) << start.err;
+}
+
+TEST_F(SessionE2E, TrcstopDrainsAProcessStillRunning) {
+  const std::string log = dir_ + "/alive";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-l", "-j", "020", "-o", log}).status, 0);
+  // Circular mode: the process's buffer is only drained when the session stops.
+  const pid_t hooker = Spawn({Hooker(), "020", "300", "1", "linger"}, "linger");
+  std::string pid_text;
+  for (int i = 0; i < 5000 && pid_text.find('\n') == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    pid_text = Slurp(dir_ + "/linger.out");
+  }
+  ASSERT_FALSE(pid_text.empty());
+  Outcome stop = Exec({Bin("trcstop")});
+  ASSERT_EQ(stop.status, 0) << stop.err;
+  // The process is still alive (or just leaving): its hooks are in the log all the same.
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(pid_text)], 300u);
+  EXPECT_EQ(Wait(hooker, "linger").status, 0);
+}
+
+TEST_F(SessionE2E, CrashedAndForkedProcessesKeepTheirHooks) {
+  const std::string log = dir_ + "/crash";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020,021", "-o", log}).status, 0);
+  Outcome crashed = Exec({Hooker(), "020", "1000", "1", "abort"});
+  EXPECT_EQ(crashed.status, 128 + SIGABRT);
+  Outcome forked = Exec({Hooker(), "021", "40", "1", "fork"});
+  ASSERT_EQ(forked.status, 0) << forked.err;
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(crashed.out)], 1000u);
+  std::istringstream pids(forked.out);
+  uint64_t parent = 0, child = 0;
+  pids >> parent >> child;
+  ASSERT_NE(child, 0u) << forked.out;
+  EXPECT_EQ(s.hooks_by_pid_word[parent], 40u);
+  EXPECT_EQ(s.hooks_by_pid_word[child], 40u);
+  EXPECT_EQ(s.thread_of_pid_word[child], child);
+}
+
+TEST_F(SessionE2E, LogOptionsKeepOldStopWhenFullAndSymbols) {
+  const std::string log = dir_ + "/opts";
+  std::ofstream(log) << "previous";
+  ASSERT_EQ(
+      Exec({Bin("trace"), "-a", "-c", "-n", "-s", "-L", "512K", "-j", "020", "-o", log}).status, 0);
+  ASSERT_EQ(Exec({Hooker(), "020", "100000"}).status, 0);
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  EXPECT_EQ(Slurp(log + ".old"), "previous");
+  // -s: the log stops at its limit (plus the closing TRACE OFF), -n: loader entries.
+  EXPECT_LE(std::filesystem::file_size(log), 512u * 1024 + 64);
+  LogSummary s = Summarize(log);
+  EXPECT_GT(s.hooks[0x0200], 0u);
+  EXPECT_LT(s.hooks[0x0200], 100000u);
+  EXPECT_GT(s.loader_entries, 0u);
+  EXPECT_EQ(s.hooks[event::kHookTraceOff], 1u);
+}
+
+TEST_F(SessionE2E, BadFlagsAreRefused) {
+  Outcome bad = Exec({Bin("trace"), "-Q"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown flag -Q"), std::string::npos) << bad.err;
+  bad = Exec({Bin("trace"), "-a", "-j", "zz9"});
+  EXPECT_EQ(bad.status, 2);
+  bad = Exec({Bin("trcon"), "-x"});
+  EXPECT_EQ(bad.status, 2);
+  Outcome none = Exec({Bin("trcon")});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.err.find("no trace session is running"), std::string::npos) << none.err;
 }
 
 TEST_F(SessionE2E, KernelEvents) {

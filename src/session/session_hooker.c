@@ -1,10 +1,15 @@
 /* A program linked with librastrace for the session tests: it records COUNT hooks HOOK (a 12-bit
- * AIX id in hex) with data words pid and i, from THREADS threads, then exits. Started without
- * RASTRACE_LOG, it joins the running session on its own. */
+ * AIX id in hex) with data words pid and i, from THREADS threads, prints its pid and then, by
+ * MODE: exits (default); "abort"s; "fork"s a child that records the same hooks with its own pid
+ * (and prints it); or "linger"s until tracing is turned off (at most 20 s).
+ * Started without RASTRACE_LOG, it joins the running session on its own. */
 #include <pthread.h>
 #include <rastrace/trchk.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned long g_hook;
@@ -18,7 +23,7 @@ static void* Hook(void* unused) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: session_hooker HOOK COUNT [THREADS]\n");
+    fprintf(stderr, "usage: session_hooker HOOK COUNT [THREADS [abort|fork|linger]]\n");
     return 2;
   }
   g_hook = strtoul(argv[1], NULL, 16);
@@ -30,5 +35,23 @@ int main(int argc, char** argv) {
   Hook(NULL);
   for (int t = 1; t < threads; ++t) pthread_join(ids[t], NULL);
   printf("%d\n", (int)getpid());
+  fflush(stdout);
+  const char* mode = argc > 4 ? argv[4] : "";
+  if (strcmp(mode, "abort") == 0) abort();
+  if (strcmp(mode, "fork") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      Hook(NULL);
+      printf("%d\n", (int)getpid());
+      return 0;
+    }
+    waitpid(child, NULL, 0);
+  }
+  if (strcmp(mode, "linger") == 0) {
+    struct timespec pause = {0, 1000000};
+    for (int waited = 0; waited < 20000 && RASTRACE_CHANNEL_ON(0); ++waited) {
+      nanosleep(&pause, NULL);
+    }
+  }
   return 0;
 }
