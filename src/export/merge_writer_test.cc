@@ -74,6 +74,21 @@ TEST(ExportMergeWriter, MergesInTimeOrderKeepingSourcesAndConvertingToNanosecond
   EXPECT_EQ(times, (std::vector<uint64_t>{10, 20, 300, 500}));
 }
 
+// The recorder writes TRACE ON and the header before the time conversion: they are converted too.
+TEST(ExportMergeWriter, EventsBeforeTheTimeConversionAreConvertedLikeTheRest) {
+  TempDir dir;
+  LogBuilder a;
+  a.Hook(event::kHookTraceOn, 0, 1, 100, {0}).TimeConversion(5, 2).Hook(0x1230, 0, 1, 200, {1});
+  a.WriteTo(dir.File("a.trc"));
+  auto stream = Open({dir.File("a.trc")});
+  SourceEvent item;
+  std::vector<uint64_t> times;
+  while (stream.Next(item) == event::ReadStatus::kEvent) {
+    if (item.event->timestamped) times.push_back(item.time_ns);
+  }
+  EXPECT_EQ(times, (std::vector<uint64_t>{250, 500}));
+}
+
 TEST(ExportMergeWriter, RefusesLogsOfDifferentByteOrders) {
   TempDir dir;
   LogBuilder(ByteOrder::kBig).Hook(0x1230, 0, 1, 1).WriteTo(dir.File("big.trc"));

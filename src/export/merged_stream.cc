@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "event/format.h"
 #include "export/process_table.h"
@@ -25,6 +26,27 @@ MergedStream::MergedStream(MergedStream&&) noexcept = default;
 MergedStream& MergedStream::operator=(MergedStream&&) noexcept = default;
 MergedStream::~MergedStream() = default;
 
+namespace {
+
+// rastrace writes the time conversion after TRACE ON and the header, whose timestamps would
+// otherwise be taken as nanoseconds while every later one is converted: a short look ahead finds
+// it first. (Standard input cannot be read twice; there the conversion applies from where it is.)
+constexpr int kLookAheadEvents = 64;
+
+std::optional<event::TimeConversion> FirstTimeConversion(const std::string& path) {
+  if (path == "-") return std::nullopt;
+  auto reader = event::LogReader::Open(path, {.reformat = false});
+  if (!reader.ok()) return std::nullopt;
+  event::TimeBase timebase;
+  event::Event e;
+  for (int i = 0; i < kLookAheadEvents && reader->Next(e) == event::ReadStatus::kEvent; ++i) {
+    if (timebase.Observe(e, reader->byte_order())) return timebase.conversion();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<MergedStream> MergedStream::Open(std::span<const std::string> paths) {
   std::vector<event::LogReader> readers;
   uint64_t total = 0;
@@ -45,6 +67,11 @@ Result<MergedStream> MergedStream::Open(std::span<const std::string> paths) {
   }
   MergedStream stream = FromReaders(std::move(readers));
   stream.total_bytes_ = sizes_known ? total : 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (const auto conversion = FirstTimeConversion(paths[i])) {
+      stream.inputs_[i]->timebase.Set(*conversion);
+    }
+  }
   return stream;
 }
 
