@@ -21,7 +21,7 @@ namespace rastrace::tmpl::parse {
 // whatever the input).
 inline constexpr int kMaxNesting = 64;
 // Items, built-in calls and expressions inside one another (LOOP 1 LOOP 1 ... needs no braces).
-inline constexpr int kMaxItemNesting = 256;
+inline constexpr int kMaxItemNesting = 128;
 // The evaluator's fixed expression stack.
 inline constexpr uint32_t kMaxExprStack = 128;
 
