@@ -221,6 +221,25 @@ TEST(ProcessMemory, ReadsLiveMemoryAndClassifiesFailures) {
   munmap(guard, page);
 }
 
+TEST(ProcessMemory, APageBeyondTheEndOfAMappedFileIsNotPresent) {
+  long page = sysconf(_SC_PAGESIZE);
+  char path[] = "/tmp/dyntrace-short-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  ASSERT_EQ(ftruncate(fd, page), 0);
+  // Two pages of a one-page file: the second is mapped and readable, but has no page behind it.
+  void* map = mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  ProcessMemory memory(getpid());
+  uint8_t byte = 0;
+  EXPECT_EQ(memory.Read(reinterpret_cast<uint64_t>(map), {&byte, 1}), ReadStatus::kOk);
+  EXPECT_EQ(memory.Read(reinterpret_cast<uint64_t>(map) + page, {&byte, 1}),
+            ReadStatus::kNotPresent);
+  munmap(map, 2 * page);
+}
+
 TEST(ProcessMemory, StringsEndingJustBeforeAnUnmappedPageAreRead) {
   long page = sysconf(_SC_PAGESIZE);
   auto* pages = static_cast<char*>(
