@@ -54,7 +54,7 @@ std::string ExePath(uint32_t pid) {
 Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
     const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
     const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
-    std::span<const std::pair<uint32_t, uint32_t>> known_threads) {
+    bool per_cpu, std::span<const std::pair<uint32_t, uint32_t>> known_threads) {
   auto instance = TracefsInstance::Create(tracefs, instance_name, allowed, buffer_kb, cpus);
   if (!instance) return instance.error();
   event::WriterOptions options;
@@ -64,6 +64,8 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
   std::unique_ptr<KernelCollector> collector(
       new KernelCollector(std::move(*instance), std::move(*writer), allowed));
   for (auto [tid, pid] : known_threads) collector->mapper_.KnowThread(tid, pid);
+  collector->per_cpu_ = per_cpu;
+  collector->log_path_ = log_path;
   collector->thread_ = std::thread([c = collector.get()] { c->Run(); });
   return collector;
 }
@@ -90,7 +92,42 @@ void KernelCollector::Consume(std::string_view line) {
     ++totals_.bad_lines;
     return;
   }
-  totals_.events += mapper_.Map(*parsed, staged_);
+  if (!per_cpu_) {
+    totals_.events += mapper_.Map(*parsed, staged_);
+    return;
+  }
+  line_events_.clear();
+  totals_.events += mapper_.Map(*parsed, line_events_);
+  if (line_events_.empty()) return;
+  auto it = cpu_logs_.find(parsed->cpu);
+  if (it == cpu_logs_.end()) {
+    std::string path = log_path_;
+    path.insert(path.size() - 4, "-" + std::to_string(parsed->cpu));
+    event::WriterOptions options;
+    options.overwrite = true;
+    auto writer = event::LogWriter::Create(path, options);
+    if (!writer) {
+      if (!error_) error_ = writer.error();
+      return;
+    }
+    it = cpu_logs_.emplace(parsed->cpu, std::make_pair(std::move(*writer), std::vector<uint8_t>()))
+             .first;
+  }
+  auto& staged = it->second.second;
+  staged.insert(staged.end(), line_events_.begin(), line_events_.end());
+}
+
+void KernelCollector::FlushStaged(bool all) {
+  if (all || staged_.size() >= kFlushBytes) {
+    if (auto r = writer_->WriteEncoded(staged_); !r && !error_) error_ = r.error();
+    staged_.clear();
+  }
+  for (auto& [cpu, log] : cpu_logs_) {
+    if (all || log.second.size() >= kFlushBytes) {
+      if (auto r = log.first.WriteEncoded(log.second); !r && !error_) error_ = r.error();
+      log.second.clear();
+    }
+  }
 }
 
 bool KernelCollector::ReadAvailable() {
@@ -116,10 +153,7 @@ bool KernelCollector::ReadAvailable() {
       }
       data.remove_prefix(newline + 1);
     }
-    if (staged_.size() >= kFlushBytes) {
-      if (auto r = writer_->WriteEncoded(staged_); !r && !error_) error_ = r.error();
-      staged_.clear();
-    }
+    FlushStaged(false);
   }
   return any;
 }
@@ -147,8 +181,10 @@ Result<KernelTotals> KernelCollector::Finish() {
   if (totals_.lost != 0) {
     AppendWords(event::kHookLost, 0, {totals_.lost, 0}, 0, 0, false, staged_);
   }
-  if (auto r = writer_->WriteEncoded(staged_); !r && !error_) error_ = r.error();
-  staged_.clear();
+  FlushStaged(true);
+  for (auto& [cpu, log] : cpu_logs_) {
+    if (auto r = log.first.Close(); !r && !error_) error_ = r.error();
+  }
   if (auto r = writer_->Close(); !r && !error_) error_ = r.error();
   if (error_) return *error_;
   return totals_;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bitset>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -26,11 +27,13 @@ struct KernelTotals {
 
 class KernelCollector {
  public:
-  // `known_threads`: (tid, pid) already in the session's process table.
+  // `known_threads`: (tid, pid) already in the session's process table. With `per_cpu` (trace
+  // -C) the events of cpu N go to `log_path` with "-N" inserted before ".trc"; `log_path` then
+  // only holds the lost-events count.
   static Result<std::unique_ptr<KernelCollector>> Start(
       const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
       const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
-      std::span<const std::pair<uint32_t, uint32_t>> known_threads);
+      bool per_cpu, std::span<const std::pair<uint32_t, uint32_t>> known_threads);
   ~KernelCollector();
 
   // trcon / trcoff.
@@ -45,12 +48,17 @@ class KernelCollector {
   // Reads what the pipe holds now; false at end of data.
   bool ReadAvailable();
   void Consume(std::string_view line);
+  void FlushStaged(bool all);
 
   TracefsInstance instance_;
   std::optional<event::LogWriter> writer_;
   KernelEventMapper mapper_;
   std::string pending_;  // a line read only in part
   std::vector<uint8_t> staged_;
+  bool per_cpu_ = false;
+  std::string log_path_;
+  std::map<uint32_t, std::pair<event::LogWriter, std::vector<uint8_t>>> cpu_logs_;
+  std::vector<uint8_t> line_events_;
   KernelTotals totals_;
   std::atomic<bool> stop_{false};
   std::thread thread_;

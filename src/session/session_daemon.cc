@@ -280,7 +280,7 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
       const uint64_t buffer_kb = std::max<uint64_t>(config_.log.buffer_bytes / 1024, 64);
       auto kernel = KernelCollector::Start(*tracefs, "rastrace-" + std::to_string(getpid()),
                                            procs + "/kernel.trc", config_.allowed, buffer_kb,
-                                           config_.cpus, threads);
+                                           config_.cpus, config_.per_cpu, threads);
       if (!kernel) {
         notices.push_back(fmt::format(
             "trace: kernel events are not recorded ({}); only the hooks of programs linked with "
@@ -444,12 +444,39 @@ Result<StopTotals> SessionDaemon::Stop() {
   } else {
     std::vector<MergeInput> inputs;
     const std::string procs = dir_ + "/procs";
+    std::vector<std::pair<std::string, std::string>> cpu_logs;  // input, output
     for (const std::string& name : ListDir(procs)) {
       if (name.ends_with(".lock")) continue;
       MergeInput input{procs + "/" + name, PidFromLogName(name)};
+      if (name.starts_with("kernel-") && name.ends_with(".trc")) {
+        // trace -C: LOG-N holds the kernel events of cpu N.
+        cpu_logs.emplace_back(input.path,
+                              config_.log.log_path + "-" + name.substr(7, name.size() - 11));
+        continue;
+      }
       if (name == "kernel.trc" || name == "daemon.trc" || input.pid != 0) inputs.push_back(input);
     }
     auto merged = MergeLogs(inputs, *sink);
+    for (const auto& [input, output] : cpu_logs) {
+      auto cpu_sink = recorder::LogSink::Open(
+          output, config_.log, [](std::vector<uint8_t>&) {},
+          [](uint64_t count, std::vector<uint8_t>& out) {
+            recorder::AppendLogWrapped(count, static_cast<uint64_t>(gettid()), MonotonicNs(), out);
+          });
+      if (!cpu_sink) {
+        totals.warnings.push_back("trace: " + cpu_sink.error().message);
+        continue;
+      }
+      const MergeInput cpu_input{input, 0};
+      auto cpu_merged = MergeLogs(std::span(&cpu_input, 1), *cpu_sink);
+      if (cpu_merged) {
+        totals.events += cpu_merged->events;
+        totals.dropped_by_log += cpu_merged->dropped_by_log;
+      }
+      if (auto closed = cpu_sink->Close(); !closed) {
+        totals.warnings.push_back("trace: " + closed.error().message);
+      }
+    }
     std::vector<uint8_t> trailer;
     recorder::AppendTraceOff(channel_, static_cast<uint64_t>(gettid()), stop_time, trailer);
     sink->AppendTrailer(trailer);
@@ -459,9 +486,9 @@ Result<StopTotals> SessionDaemon::Stop() {
     } else if (!closed) {
       result = closed.error();
     } else {
-      totals.events = merged->events;
-      totals.lost_events = merged->lost_events;
-      totals.dropped_by_log = merged->dropped_by_log;
+      totals.events += merged->events;
+      totals.lost_events += merged->lost_events;
+      totals.dropped_by_log += merged->dropped_by_log;
       for (auto& w : merged->warnings) totals.warnings.push_back("trace: " + w);
       result = totals;
     }

@@ -343,13 +343,40 @@ TEST_F(SessionE2E, BadFlagsAreRefused) {
   EXPECT_NE(none.err.find("no trace session is running"), std::string::npos) << none.err;
 }
 
-TEST_F(SessionE2E, KernelEvents) {
-  if (geteuid() != 0) GTEST_SKIP() << "kernel events need root; running as uid " << geteuid();
+// Why kernel events cannot be tested here, or "".
+std::string KernelEventsUnavailable() {
+  if (geteuid() != 0) return "kernel events need root; running as uid " + std::to_string(geteuid());
   if (access("/sys/kernel/tracing/instances", F_OK) != 0 &&
       access("/sys/kernel/debug/tracing/instances", F_OK) != 0 &&
       std::system("mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null") != 0) {
-    GTEST_SKIP() << "tracefs is not available and cannot be mounted";
+    return "tracefs is not available and cannot be mounted";
   }
+  return "";
+}
+
+TEST_F(SessionE2E, PerCpuLogs) {
+  if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string log = dir_ + "/percpu";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-C", "all", "-o", log}).status, 0);
+  Outcome hook = Exec({Hooker(), "020", "10"});
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  LogSummary main_log = Summarize(log);
+  EXPECT_EQ(main_log.hooks_by_pid_word[std::stoull(hook.out)], 10u);
+  EXPECT_EQ(main_log.hooks[kHookSystemCall], 0u);
+  uint64_t syscalls = 0;
+  for (unsigned cpu = 0; cpu < 1024; ++cpu) {
+    const std::string cpu_log = log + "-" + std::to_string(cpu);
+    if (!std::filesystem::exists(cpu_log)) continue;
+    LogSummary s = Summarize(cpu_log);
+    syscalls += s.hooks[kHookSystemCall];
+    EXPECT_EQ(s.hooks[0x0200], 0u);
+  }
+  EXPECT_GT(syscalls, 0u);
+  EXPECT_EQ(Exec({Bin("trace"), "-a", "-C", "all", "-o", "-"}).status, 2);
+}
+
+TEST_F(SessionE2E, KernelEvents) {
+  if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
   const std::string log = dir_ + "/kernel";
   Outcome start = Exec({Bin("trace"), "-a", "-o", log});
   ASSERT_EQ(start.status, 0) << start.err;

@@ -167,6 +167,9 @@ Result<SessionConfig> ParseTraceArgs(std::span<const std::string> args) {
       }
     }
   }
+  if (config.per_cpu && config.log.log_path == "-") {
+    return MakeError("trace: -C writes one log per cpu (FILE-N): it needs -o FILE, not -o -");
+  }
   config.filter_active = have_include || !exclude.empty();
   if (have_include) {
     config.allowed.reset();
