@@ -3,6 +3,7 @@
 #include "aix_trace_cmd.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,23 @@ namespace {
 
 using session::SessionConfig;
 using session::SessionDaemon;
+
+// SIGTERM, SIGINT and SIGHUP end the session the way trcstop does: the log is still written.
+std::atomic<bool> g_signalled{false};
+
+void OnSignal(int) {
+  g_signalled.store(true);
+}
+
+void StopOnSignals(bool include_hangup) {
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: a blocked read of the prompt returns
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  if (include_hangup) sigaction(SIGHUP, &action, nullptr);
+}
 
 void PrintNotices(const std::vector<std::string>& notices) {
   for (const auto& notice : notices) std::fprintf(stderr, "%s\n", notice.c_str());
@@ -64,7 +82,7 @@ int RunBackground(const SessionConfig& config) {
   if (child == 0) {
     close(ready[0]);
     setsid();
-    signal(SIGHUP, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);  // the terminal that started it may go away
     const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null >= 0) {
       dup2(null, STDIN_FILENO);
@@ -83,8 +101,8 @@ int RunBackground(const SessionConfig& config) {
     (void)!write(ready[1], message.data(), message.size());
     close(ready[1]);
     if (null >= 0) dup2(null, STDERR_FILENO);
-    std::atomic<bool> quit{false};
-    (*daemon)->Serve(quit);
+    StopOnSignals(false);
+    (*daemon)->Serve(g_signalled);
     const bool ok = (*daemon)->Stop().ok();
     daemon->reset();
     _exit(ok ? 0 : 1);
@@ -167,14 +185,21 @@ int RunInteractive(const SessionConfig& config) {
   }
   std::atomic<bool> quit{false};
   std::thread server([&] { (*daemon)->Serve(quit); });
+  StopOnSignals(true);
   // With -o - the log owns standard output.
   FILE* prompt = config.log.log_path == "-" ? stderr : stdout;
   std::string line;
   for (;;) {
-    if ((*daemon)->stopped()) break;  // trcstop from another terminal
+    if ((*daemon)->stopped() || g_signalled.load()) break;  // trcstop elsewhere, or a signal
     std::fputs("-> ", prompt);
     std::fflush(prompt);
-    if (!std::getline(std::cin, line)) break;
+    // Waits for input without blocking signals or trcstop out: either may end the session.
+    bool readable = std::cin.rdbuf()->in_avail() > 0;
+    while (!readable && !(*daemon)->stopped() && !g_signalled.load()) {
+      pollfd input{STDIN_FILENO, POLLIN, 0};
+      readable = poll(&input, 1, 200) > 0;
+    }
+    if (!readable || !std::getline(std::cin, line)) break;
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
     if (line.empty()) continue;
     if (line == "q" || line == "quit" || line == "stop" || line == "trcstop") break;
