@@ -27,12 +27,12 @@ TEST(TraceOptions, AixFlags) {
 }
 
 TEST(TraceOptions, GroupedFlagsAndAttachedValues) {
-  auto c = Parse({"-af", "-o-", "-gC", "0,2"});
+  auto c = Parse({"-af", "-o/tmp/x", "-gC", "0,2"});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_TRUE(c->background);
   EXPECT_TRUE(c->generic);
   EXPECT_EQ(c->log.mode, buffer::Mode::kSingle);
-  EXPECT_EQ(c->log.log_path, "-");
+  EXPECT_EQ(c->log.log_path, "/tmp/x");
   EXPECT_TRUE(c->per_cpu);
   EXPECT_EQ(c->cpus, (std::vector<unsigned>{0, 2}));
 }
@@ -68,6 +68,8 @@ TEST(TraceOptions, ErrorsSayWhat) {
   EXPECT_FALSE(Parse({"-C", "a"}));
   EXPECT_FALSE(Parse({"stray"}));
   EXPECT_FALSE(Parse({"-x", " "}));
+  EXPECT_NE(Parse({"-C", "all", "-o", "-"}).error().message.find("needs -o FILE"),
+            std::string::npos);
 }
 
 }  // namespace
