@@ -126,6 +126,7 @@ struct RegistryShared {
   uint32_t owner_uid;
   int32_t pid;
   std::atomic<uint32_t> hot;
+  uint64_t start_time;    // of the process (/proc stat field 22): the same across exec
   pthread_mutex_t mutex;  // process-shared, robust
   struct Entry {
     std::atomic<uint32_t> used;

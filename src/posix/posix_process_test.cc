@@ -1,5 +1,6 @@
 // Tracing across processes: INHERITED streams across fork, another process traced by pid, and
 // the owner-only shared memory behind them.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -155,6 +157,44 @@ TEST(OtherProcess, ControllerTracesAProcessByPid) {
   close(go[0]);
   close(done[0]);
   close(done[1]);
+}
+
+TEST(OtherProcess, TracingByPidContinuesAcrossExec) {
+  const char* bin = std::getenv("RASTRACE_BIN");
+  std::string example = bin ? std::string(bin) + "/posix-trace-example" : "";
+  if (example.empty() || access(example.c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "posix-trace-example not built (RASTRACE_BIN): no program to exec";
+  }
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);
+    close(go[1]);
+    char byte;
+    if (read(go[0], &byte, 1) != 1) _exit(2);
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl(example.c_str(), example.c_str(), static_cast<char*>(nullptr));
+    _exit(3);
+  }
+  close(go[0]);
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create(child, nullptr, &trid), 0);
+  ASSERT_EQ(posix_trace_start(trid), 0);
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  EXPECT_EQ(WaitChild(child), 0);
+  int begins = 0;
+  for (auto& e : Drain(trid)) {
+    if (NameOf(trid, e.info.posix_event_id) == "work.begin") {
+      EXPECT_EQ(e.info.posix_pid, child);
+      ++begins;
+    }
+  }
+  EXPECT_EQ(begins, 3);  // recorded by the program the child became
+  ASSERT_EQ(posix_trace_shutdown(trid), 0);
+  close(go[1]);
 }
 
 TEST(OtherProcess, RegistryIsReadableOnlyByItsOwner) {

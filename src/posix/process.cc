@@ -43,15 +43,58 @@ void RegistryName(pid_t pid, char (&out)[kShmNameMax]) {
   std::snprintf(out, sizeof out, "/rastrace-posix.%d", static_cast<int>(pid));
 }
 
+// The start time of this process in clock ticks since boot: it survives exec, and tells this
+// process from an earlier one that had the same pid. 0 when unknown.
+uint64_t ProcessStartTime() {
+  std::FILE* f = std::fopen("/proc/self/stat", "r");
+  if (f == nullptr) return 0;
+  char line[1024];
+  size_t n = std::fread(line, 1, sizeof line - 1, f);
+  std::fclose(f);
+  line[n] = '\0';
+  const char* p = std::strrchr(line, ')');  // the command name may hold blanks and parentheses
+  if (p == nullptr) return 0;
+  // Field 3 (state) follows ") "; the start time is field 22.
+  for (int field = 2; field < 22 && p != nullptr; ++field) p = std::strchr(p + 1, ' ');
+  return p == nullptr ? 0 : std::strtoull(p + 1, nullptr, 10);
+}
+
 void InitRegistryContents(RegistryShared& r) {
   std::memset(static_cast<void*>(&r), 0, sizeof r);
   r.magic = kRegistryMagic;
   r.owner_uid = static_cast<uint32_t>(geteuid());
   r.pid = g_pid;
+  r.start_time = ProcessStartTime();
   InitSharedMutex(r.mutex);
 }
 
 // Creates this process's registry: a 0600 object only its user can open.
+// After exec the process keeps its pid and its registry: streams that trace it by pid go on
+// tracing the new program (once it records events). The attachments were the old image's.
+bool ReuseRegistryAfterExec() {
+  int fd = shm_open(g_registry_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (fd < 0) return false;
+  struct stat st {};
+  void* map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+      static_cast<size_t>(st.st_size) >= sizeof(RegistryShared)) {
+    map = mmap(nullptr, sizeof(RegistryShared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  close(fd);
+  if (map == MAP_FAILED) return false;
+  auto* r = static_cast<RegistryShared*>(map);
+  uint64_t start_time = ProcessStartTime();
+  if (r->magic != kRegistryMagic || r->pid != g_pid || start_time == 0 ||
+      r->start_time != start_time) {
+    munmap(map, sizeof(RegistryShared));
+    return false;
+  }
+  r->hot.store(kRegistryDirty);  // attach the listed streams at the first event
+  g_registry = r;
+  g_hot.store(&g_registry->hot, std::memory_order_release);
+  return true;
+}
+
 void CreateRegistry() {
   RegistryName(g_pid, g_registry_name);
   int fd = -1;
@@ -194,7 +237,8 @@ void AfterForkInChild() {
 __attribute__((constructor)) void InitTracedProcess() {
   g_pid = static_cast<int32_t>(getpid());
   RemoveStaleRegistries();
-  CreateRegistry();
+  RegistryName(g_pid, g_registry_name);
+  if (!ReuseRegistryAfterExec()) CreateRegistry();
   std::atexit(RemoveRegistryAtExit);
   pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
 }
