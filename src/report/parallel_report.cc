@@ -19,28 +19,24 @@ struct Batch {
   struct Item {
     PreparedEvent prepared;
     event::Event event;
-    size_t bytes_at, buffer_at, exec_at, name_at;
+    size_t bytes_at, buffer_at;
   };
   std::vector<uint8_t> arena;
   std::vector<Item> items;
   std::vector<tmpl::EvalOutput> outputs;
   bool done = false;
 
-  size_t Append(std::string_view text) {
-    return Append(
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-  }
   size_t Append(std::span<const uint8_t> bytes) {
     size_t at = arena.size();
     arena.insert(arena.end(), bytes.begin(), bytes.end());
     return at;
   }
   void Add(const PreparedEvent& prepared) {
-    Item item{prepared, *prepared.event, 0, 0, 0, 0};
+    // The exec path and process name point into the process table, whose strings live as long
+    // as the report: only the event's own bytes need copying.
+    Item item{prepared, *prepared.event, 0, 0};
     item.bytes_at = Append(prepared.event->bytes);
     item.buffer_at = Append(prepared.event->buffer);
-    item.exec_at = Append(prepared.exec_path);
-    item.name_at = Append(prepared.process_name);
     items.push_back(item);
   }
   // Points every span of the items into the arena, which no longer grows.
@@ -50,10 +46,6 @@ struct Batch {
       item.event.bytes = {base + item.bytes_at, item.event.bytes.size()};
       item.event.buffer = {base + item.buffer_at, item.event.buffer.size()};
       item.prepared.event = &item.event;
-      item.prepared.exec_path = {reinterpret_cast<const char*>(base + item.exec_at),
-                                 item.prepared.exec_path.size()};
-      item.prepared.process_name = {reinterpret_cast<const char*>(base + item.name_at),
-                                    item.prepared.process_name.size()};
     }
     if (outputs.size() < items.size()) outputs.resize(items.size());
   }
