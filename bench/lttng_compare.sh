@@ -64,6 +64,12 @@ static double now_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e9 + t.tv_nsec;
 }
+/* The CPU time of the tracing thread: what the program pays, whatever else runs on the machine. */
+static double cpu_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
 static const unsigned char payload[64] = "sixty-four bytes of payload, the same for rastrace and lttng..";
 C
 
@@ -77,12 +83,12 @@ int main(int argc, char** argv) {
   /* Off the clock: the first event sets up the thread's buffers. */
   tracepoint(rastrace_bench, five_ints, -1, 2, 3, 4, 5);
   tracepoint(rastrace_bench, bytes64, -1, payload, 64);
-  double t0 = now_ns();
+  double t0 = now_ns(), c0 = cpu_ns();
   for (long i = 0; i < n; i++) tracepoint(rastrace_bench, five_ints, i, 2, 3, 4, 5);
-  double t1 = now_ns();
+  double t1 = now_ns(), c1 = cpu_ns();
   for (long i = 0; i < n; i++) tracepoint(rastrace_bench, bytes64, i, payload, 64);
-  double t2 = now_ns();
-  printf("%.2f %.2f\n", (t1 - t0) / n, (t2 - t1) / n);
+  double t2 = now_ns(), c2 = cpu_ns();
+  printf("%.2f %.2f %.2f %.2f\n", (t1 - t0) / n, (t2 - t1) / n, (c1 - c0) / n, (c2 - c1) / n);
   return 0;
 }
 C
@@ -95,12 +101,12 @@ int main(int argc, char** argv) {
   /* Off the clock: the first event sets up the thread's ring (and touches its pages). */
   TRCHKL5T(0x01200000, -1, 2, 3, 4, 5);
   TRCGENT(0, 0x01400000, -1, 64, payload);
-  double t0 = now_ns();
+  double t0 = now_ns(), c0 = cpu_ns();
   for (long i = 0; i < n; i++) TRCHKL5T(0x01200000, i, 2, 3, 4, 5);
-  double t1 = now_ns();
+  double t1 = now_ns(), c1 = cpu_ns();
   for (long i = 0; i < n; i++) TRCGENT(0, 0x01400000, i, 64, payload);
-  double t2 = now_ns();
-  printf("%.2f %.2f\n", (t1 - t0) / n, (t2 - t1) / n);
+  double t2 = now_ns(), c2 = cpu_ns();
+  printf("%.2f %.2f %.2f %.2f\n", (t1 - t0) / n, (t2 - t1) / n, (c1 - c0) / n, (c2 - c1) / n);
   return 0;
 }
 C
@@ -119,15 +125,14 @@ for _ in $(seq 50); do lttng list >/dev/null 2>&1 && break; sleep 0.1; done
 # every event of a run without overwriting or discarding.
 subbuf=64M
 nsubbuf=4
-lttng_total=(0 0)
-rastrace_total=(0 0)
+sums=()
 for run in $(seq "$runs"); do
   lttng create bench --output="$work/lttng-trace-$run" >/dev/null
   lttng enable-channel --userspace --subbuf-size=$subbuf --num-subbuf=$nsubbuf --discard big \
     >/dev/null
   lttng enable-event --userspace --channel=big 'rastrace_bench:*' >/dev/null
   lttng start >/dev/null
-  read -r l5 lgen < <("$work/lttng_prog" "$events")
+  read -r l5 lgen l5c lgenc < <("$work/lttng_prog" "$events")
   stop_out=$(lttng stop 2>&1)
   lttng destroy >/dev/null
   if grep -qi discarded <<<"$stop_out"; then
@@ -141,7 +146,7 @@ for run in $(seq "$runs"); do
   fi
 
   log="$work/rastrace-$run.log"
-  read -r r5 rgen < <("$build/bin/rastrace" record -o "$log" -T 256M -- "$work/rastrace_prog" \
+  read -r r5 rgen r5c rgenc < <("$build/bin/rastrace" record -o "$log" -T 256M -- "$work/rastrace_prog" \
     "$events")
   lost=$("$build/bin/rastrace" dump "$log" | grep -c 'ID 0060' || true)
   written=$("$build/bin/rastrace" dump "$log" | grep -cE 'ID 01[24]0' || true)
@@ -149,19 +154,23 @@ for run in $(seq "$runs"); do
     echo "rastrace wrote $written events ($lost loss events), expected $((2 * events + 2))" >&2
     exit 1
   fi
-  printf 'run %d: five integers: lttng %6.2f ns  rastrace %6.2f ns | 64 bytes: lttng %6.2f ns  rastrace %6.2f ns\n' \
-    "$run" "$l5" "$r5" "$lgen" "$rgen"
-  lttng_total=($(echo "${lttng_total[0]} + $l5" | bc -l) $(echo "${lttng_total[1]} + $lgen" | bc -l))
-  rastrace_total=($(echo "${rastrace_total[0]} + $r5" | bc -l) $(echo "${rastrace_total[1]} + $rgen" | bc -l))
+  printf 'run %d: five integers: lttng %6.2f ns (cpu %6.2f)  rastrace %6.2f ns (cpu %6.2f) | 64 bytes: lttng %6.2f ns (cpu %6.2f)  rastrace %6.2f ns (cpu %6.2f)\n' \
+    "$run" "$l5" "$l5c" "$r5" "$r5c" "$lgen" "$lgenc" "$rgen" "$rgenc"
+  sums+=("$l5 $r5 $lgen $rgen $l5c $r5c $lgenc $rgenc")
   rm -rf "$work/lttng-trace-$run" "$log"
 done
 
-avg() { echo "scale=2; $1 / $runs" | bc -l; }
-l5=$(avg "${lttng_total[0]}"); r5=$(avg "${rastrace_total[0]}")
-lg=$(avg "${lttng_total[1]}"); rg=$(avg "${rastrace_total[1]}")
+# Column means over the runs: wall l5 r5 lgen rgen, then the same as thread CPU time.
+read -r l5 r5 lg rg l5c r5c lgc rgc < <(printf '%s\n' "${sums[@]}" |
+  awk '{for (i = 1; i <= NF; i++) s[i] += $i} END {for (i = 1; i <= 8; i++) printf "%.2f ", s[i] / NR; print ""}')
+ratio() { echo "$1 / $2" | bc -l; }
 echo
-echo "mean of $runs runs, $events events each, nothing discarded by either:"
-printf 'five integers (TRCHKL5T vs tracepoint, 5 x ctf_integer):  lttng %s ns  rastrace %s ns  ratio %.1fx\n' \
-  "$l5" "$r5" "$(echo "$l5 / $r5" | bc -l)"
-printf '64-byte buffer (TRCGENT vs tracepoint, ctf_sequence):     lttng %s ns  rastrace %s ns  ratio %.1fx\n' \
-  "$lg" "$rg" "$(echo "$lg / $rg" | bc -l)"
+echo "mean of $runs runs, $events events each, nothing discarded by either (ns/event):"
+printf '%-58s %8s %8s %6s | %8s %8s %6s\n' "" "lttng" "rastrace" "ratio" "lttng" "rastrace" "ratio"
+printf '%-58s %8s %8s %6s | %8s %8s %6s\n' "" "wall" "wall" "" "cpu" "cpu" ""
+printf '%-58s %8.2f %8.2f %5.1fx | %8.2f %8.2f %5.1fx\n' \
+  "five integers (5 x ctf_integer / TRCHKL5T)" "$l5" "$r5" "$(ratio "$l5" "$r5")" \
+  "$l5c" "$r5c" "$(ratio "$l5c" "$r5c")"
+printf '%-58s %8.2f %8.2f %5.1fx | %8.2f %8.2f %5.1fx\n' \
+  "64-byte buffer (ctf_sequence / TRCGENT)" "$lg" "$rg" "$(ratio "$lg" "$rg")" \
+  "$lgc" "$rgc" "$(ratio "$lgc" "$rgc")"
