@@ -133,10 +133,9 @@ Result<std::vector<UpdateOp>> ParseUpdateFile(std::string_view text, std::string
     update.line = line_no;
     auto head = ParseTemplateHead(line.substr(body), where, body + 1);
     if (op == '-') {
+      // The id is the first word; anything after it (a version, a label) is ignored.
       std::string_view id = line.substr(body);
-      while (!id.empty() && (id.back() == ' ' || id.back() == '\t' || id.back() == '\r')) {
-        id.remove_suffix(1);
-      }
+      id = id.substr(0, id.find_first_of(" \t\r"));
       size_t n = 0;
       while (n < id.size() && IsHex(id[n])) ++n;
       if ((n != 3 && n != 4) || n != id.size()) {

@@ -38,7 +38,7 @@ TEST(UpdateFile, ParsesAddDeleteAndComments) {
       "* another\n"
       "+ 15A 1.0 new_fmt \\\n"
       "  X4\n"
-      "-1B3\n"
+      "-1B3 1.0 old label\n"
       "- A14\n",
       "u.trc");
   ASSERT_TRUE(r.ok()) << r.error().message;
