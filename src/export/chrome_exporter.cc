@@ -129,7 +129,9 @@ void ChromeExporter::AppendArgs(const ExportRecord& record, std::string_view end
     line_.append(":{");
   }
   line_.append("\"hook\":");
-  AppendJsonString(line_, TemplateIdText(e.hook_id));
+  line_.push_back('"');
+  AppendTemplateId(line_, e.hook_id);
+  line_.push_back('"');
   fmt::format_to(std::back_inserter(line_), ",\"subhook\":\"{:04X}\",\"offset\":{}", e.subhook,
                  e.offset);
   if (e.generic) {
@@ -185,16 +187,20 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
     return Ok();
   }
 
-  const std::string id_name = TemplateIdText(e.hook_id);
-  std::string name;
+  std::string& name = name_;
+  name.clear();
   if (record.has_text && !record.label.empty()) {
-    name = std::string(record.label);
+    name.append(record.label);
   } else if (e.hook_id == kHookDynamicTracepoint && e.generic) {
-    name = fmt::format("tracepoint {:04X}:{:04X}", e.generic_word & 0xFFFF, e.subhook);
-  } else if (e.hook_id == event::kHookUtil) {
-    name = fmt::format("hook {} subhook {:04X}", id_name, e.subhook);
+    fmt::format_to(std::back_inserter(name), "tracepoint {:04X}:{:04X}", e.generic_word & 0xFFFF,
+                   e.subhook);
   } else {
-    name = fmt::format("hook {}", id_name);
+    name.append("hook ");
+    AppendTemplateId(name, e.hook_id);
+    if (e.hook_id == event::kHookUtil) {
+      name.append(" subhook ");
+      AppendHex4(name, e.subhook);
+    }
   }
 
   const auto role = pairs_.Find(e);

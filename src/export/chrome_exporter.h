@@ -65,6 +65,7 @@ class ChromeExporter : public Exporter {
   std::vector<uint64_t> seen_generation_;                    // per origin
   std::set<Track> global_tracks_;                            // named already
   std::string name_scratch_;
+  std::string name_;  // the current event's name, reused
 };
 
 }  // namespace rastrace::exporter

@@ -10,21 +10,6 @@ namespace rastrace::exporter {
 
 namespace {
 
-constexpr char kHex[] = "0123456789ABCDEF";
-
-void AppendHex4(std::string& out, uint16_t value) {
-  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(value >> shift) & 0xF]);
-}
-
-void AppendTemplateId(std::string& out, uint16_t hook_id) {
-  // "hhh" for a 12-bit id hhh0, else the 4 digits (trcrpt's ID column).
-  if ((hook_id & 0xF) == 0) {
-    for (int shift = 12; shift >= 4; shift -= 4) out.push_back(kHex[(hook_id >> shift) & 0xF]);
-  } else {
-    AppendHex4(out, hook_id);
-  }
-}
-
 void AppendUnsigned(std::string& out, uint64_t value) {
   fmt::format_to(std::back_inserter(out), "{}", value);
 }

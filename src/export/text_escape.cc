@@ -118,9 +118,24 @@ void AppendCsvField(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+void AppendHex4(std::string& out, uint16_t value) {
+  constexpr char kUpper[] = "0123456789ABCDEF";
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kUpper[(value >> shift) & 0xF]);
+}
+
+void AppendTemplateId(std::string& out, uint16_t hook_id) {
+  if (!event::IsTwelveBitId(hook_id)) {
+    AppendHex4(out, hook_id);
+    return;
+  }
+  AppendHex4(out, hook_id);
+  out.pop_back();  // hhh0 prints as hhh
+}
+
 std::string TemplateIdText(uint16_t hook_id) {
-  return event::IsTwelveBitId(hook_id) ? fmt::format("{:03X}", hook_id >> 4)
-                                       : fmt::format("{:04X}", hook_id);
+  std::string out;
+  AppendTemplateId(out, hook_id);
+  return out;
 }
 
 }  // namespace rastrace::exporter

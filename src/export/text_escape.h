@@ -27,5 +27,9 @@ void AppendCsvField(std::string& out, std::string_view text);
 
 // The template id as trcrpt prints it: "hhh" for a 16-bit id hhh0, else the 4 digits.
 std::string TemplateIdText(uint16_t hook_id);
+// The same, appended (no allocation once `out` has grown).
+void AppendTemplateId(std::string& out, uint16_t hook_id);
+// The 16-bit value as 4 uppercase hex digits.
+void AppendHex4(std::string& out, uint16_t value);
 
 }  // namespace rastrace::exporter

@@ -51,6 +51,11 @@ int RunExport(const ExportOptions& options) {
     Warn(format.error().message);
     return 2;
   }
+  if (options.names.size() > options.logs.size()) {
+    Warn(fmt::format("{} names (-n) for {} logs: give at most one name per log",
+                     options.names.size(), options.logs.size()));
+    return 2;
+  }
   auto templates = LoadTemplates(options, *format);
   if (!templates) {
     Warn(templates.error().message);
@@ -61,7 +66,7 @@ int RunExport(const ExportOptions& options) {
     Warn(stream.error().message);
     return 1;
   }
-  for (size_t i = 0; i < options.names.size() && i < options.logs.size(); ++i) {
+  for (size_t i = 0; i < options.names.size(); ++i) {
     stream->SetInputName(i, options.names[i]);
   }
   auto out = exporter::CreateExporter(*format, options.output, {.stream = &stream.value()});

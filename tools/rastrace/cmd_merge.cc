@@ -27,12 +27,17 @@ void Say(std::string_view message) {
 }
 
 int RunMerge(const MergeOptions& options) {
+  if (options.names.size() > options.logs.size()) {
+    Say(fmt::format("{} names (-n) for {} logs: give at most one name per log",
+                    options.names.size(), options.logs.size()));
+    return 2;
+  }
   auto stream = exporter::MergedStream::Open(options.logs);
   if (!stream) {
     Say(stream.error().message);
     return 1;
   }
-  for (size_t i = 0; i < options.names.size() && i < options.logs.size(); ++i) {
+  for (size_t i = 0; i < options.names.size(); ++i) {
     stream->SetInputName(i, options.names[i]);
   }
   auto order = exporter::CommonByteOrder(*stream);
