@@ -35,7 +35,13 @@ bool IsMetadataOnly(const event::Event& e) {
 }
 
 void AppendMicroseconds(std::string& out, uint64_t ns) {
-  fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+  const fmt::format_int micros(ns / 1000);
+  out.append(micros.data(), micros.size());
+  const unsigned fraction = static_cast<unsigned>(ns % 1000);
+  out.push_back('.');
+  out.push_back(static_cast<char>('0' + fraction / 100));
+  out.push_back(static_cast<char>('0' + fraction / 10 % 10));
+  out.push_back(static_cast<char>('0' + fraction % 10));
 }
 
 }  // namespace
@@ -71,7 +77,12 @@ void ChromeExporter::BeginEvent(char phase, std::string_view name, const Track& 
     line_.append(",\"ts\":");
     AppendMicroseconds(line_, ts_ns);
   }
-  fmt::format_to(std::back_inserter(line_), ",\"pid\":{},\"tid\":{}", track.pid, track.tid);
+  line_.append(",\"pid\":");
+  const fmt::format_int pid(track.pid);
+  line_.append(pid.data(), pid.size());
+  line_.append(",\"tid\":");
+  const fmt::format_int tid(track.tid);
+  line_.append(tid.data(), tid.size());
 }
 
 void ChromeExporter::EmitMetadata(std::string_view what, uint64_t pid, uint64_t tid,

@@ -99,8 +99,8 @@ TEST_F(ExportCli, BadInputGivesAClearErrorAndNonZeroExit) {
   EXPECT_EQ(not_log.status, 1);
   EXPECT_NE(not_log.err.find("not a trace log"), std::string::npos) << not_log.err;
 
-  const auto names = Run(fmt::format("merge '{}' -n a -n b -o '{}'", dir_.File("ok.trc"),
-                                     dir_.File("m.trc")));
+  const auto names =
+      Run(fmt::format("merge '{}' -n a -n b -o '{}'", dir_.File("ok.trc"), dir_.File("m.trc")));
   EXPECT_EQ(names.status, 2);
   EXPECT_NE(names.err.find("2 names (-n) for 1 logs"), std::string::npos) << names.err;
 

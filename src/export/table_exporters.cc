@@ -11,7 +11,8 @@ namespace rastrace::exporter {
 namespace {
 
 void AppendUnsigned(std::string& out, uint64_t value) {
-  fmt::format_to(std::back_inserter(out), "{}", value);
+  const fmt::format_int text(value);  // no locale, no allocation
+  out.append(text.data(), text.size());
 }
 
 const char* Bool(bool value) {
