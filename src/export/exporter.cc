@@ -1,17 +1,22 @@
 #include "export/exporter.h"
 
+#include <cctype>
+#include <string>
+
 #include "export/chrome_exporter.h"
 #include "export/ctf_exporter.h"
 #include "export/table_exporters.h"
 
 namespace rastrace::exporter {
 
-Result<Format> ParseFormat(std::string_view name) {
+Result<Format> ParseFormat(std::string_view given) {
+  std::string name(given);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (name == "ctf") return Format::kCtf;
   if (name == "chrome" || name == "json") return Format::kChrome;
   if (name == "jsonl") return Format::kJsonl;
   if (name == "csv") return Format::kCsv;
-  return MakeError("unknown export format '{}' (expected ctf, chrome, jsonl or csv)", name);
+  return MakeError("unknown export format '{}' (expected ctf, chrome, jsonl or csv)", given);
 }
 
 std::string_view FormatName(Format format) {
