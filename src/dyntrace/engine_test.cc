@@ -435,9 +435,15 @@ TEST_F(UprobeTest, FourThreadsLoseNoHit) {
       "TRACE MINOR=1, TP=.worker_step, REGS=(RDI,RSI)\n",
       {TestProgram("dt_threads"), "300"}, Engine::kUprobe, run);
   std::map<uint64_t, int> per_thread;
-  for (const CollectedHit& hit : run.sink.hits) ++per_thread[LoadLe(hit.data, 0, 8)];
+  for (const CollectedHit& hit : run.sink.hits) {
+    // Each thread's calls arrive in order (i = 0, 1, 2...), whichever CPU ran them.
+    int& count = per_thread[LoadLe(hit.data, 0, 8)];
+    EXPECT_EQ(LoadLe(hit.data, 8, 8), static_cast<uint64_t>(count)) << "thread " << hit.tid;
+    ++count;
+  }
   EXPECT_EQ(per_thread.size(), 4u);
   for (const auto& [thread, count] : per_thread) EXPECT_EQ(count, 300) << "thread " << thread;
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "300"}));
 }
 
 }  // namespace

@@ -185,6 +185,13 @@ struct UprobeEngine::Impl {
   ProcessMemory memory{0};
   std::vector<uint8_t> record;
   std::vector<uint8_t> scratch;  // a sample that wraps the ring end
+  struct PendingSample {
+    uint64_t time;
+    size_t offset;  // in arena
+    size_t size;
+  };
+  std::vector<PendingSample> pending;  // samples of one drain, to be sorted by time
+  std::vector<uint8_t> arena;          // their bytes
   UprobeStats stats;
   int64_t realtime_minus_monotonic = 0;
 
@@ -370,10 +377,18 @@ struct UprobeEngine::Impl {
     sink->OnHit(tracepoint, hit);
   }
 
+  // Each CPU has its own ring, and a thread that migrates leaves its samples in several: they are
+  // collected from every ring, then delivered in time order.
   void DrainAll() {
+    pending.clear();
+    arena.clear();
     for (Ring& ring : rings) {
       if (ring.base != MAP_FAILED) Drain(ring);
     }
+    std::stable_sort(
+        pending.begin(), pending.end(),
+        [](const PendingSample& a, const PendingSample& b) { return a.time < b.time; });
+    for (const PendingSample& sample : pending) Deliver(arena.data() + sample.offset, sample.size);
   }
 
   void Drain(Ring& ring) {
@@ -398,8 +413,12 @@ struct UprobeEngine::Impl {
         for (size_t i = 0; i < event.size; ++i) scratch[i] = data[(offset + i) % data_size];
         bytes = scratch.data();
       }
-      if (event.type == PERF_RECORD_SAMPLE) {
-        Deliver(bytes + sizeof event, event.size - sizeof event);
+      if (event.type == PERF_RECORD_SAMPLE && event.size >= sizeof event + 24) {
+        // The body starts with IDENTIFIER, TID, TIME.
+        PendingSample sample{0, arena.size(), event.size - sizeof event};
+        std::memcpy(&sample.time, bytes + sizeof event + 16, sizeof sample.time);
+        arena.insert(arena.end(), bytes + sizeof event, bytes + event.size);
+        pending.push_back(sample);
       } else if (event.type == PERF_RECORD_LOST) {
         uint64_t lost = 0;
         std::memcpy(&lost, bytes + sizeof event + 8, sizeof lost);
