@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "event/format.h"
+#include "export/process_table.h"
 
 namespace rastrace::exporter {
 
@@ -174,6 +175,18 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
   if (stream.events_in_packet == 0) stream.first_ns = ns;
   stream.last_ns = ns;
 
+  if (e.hook_id == event::kHookHeader && e.generic) {
+    // The header's buffer: sysname, nodename, ... as S2 strings.
+    const auto sysname = ReadS2(e.buffer, 0, record.item->byte_order);
+    if (sysname) {
+      const auto node = ReadS2(e.buffer, 2 + sysname->size(), record.item->byte_order);
+      if (node) {
+        if (hosts_.size() <= origin) hosts_.resize(origin + 1);
+        hosts_[origin] = std::string(*node);
+      }
+    }
+  }
+
   auto& p = stream.packet;
   Put<uint32_t>(p, ClassFor(e));
   Put<uint64_t>(p, ns);
@@ -213,7 +226,8 @@ Result<void> CtfExporter::Finish() {
   }
   auto metadata = OutputFile::Create((directory_ / "metadata").string());
   if (!metadata.ok()) return metadata.error();
-  const std::string text = CtfMetadata(uuid_, classes_, names);
+  hosts_.resize(names.size());
+  const std::string text = CtfMetadata(uuid_, classes_, names, hosts_);
   metadata->Write(text);
   metadata_bytes_ = text.size();
   return metadata->Close();

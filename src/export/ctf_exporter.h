@@ -57,14 +57,17 @@ class CtfExporter : public Exporter {
   std::vector<std::unique_ptr<Stream>> streams_;  // by origin; null until the origin has an event
   std::vector<int32_t> class_ids_;                // (hook id, generic) -> class id, -1 when none
   std::vector<EventClass> classes_;
+  std::vector<std::string> hosts_;  // by origin, from 003 headers
   std::array<uint8_t, 16> uuid_{};
   uint64_t metadata_bytes_ = 0;
 };
 
 // The TSDL metadata for these event classes and source names (ctf_metadata.cc).
+// `hosts[i]`: the node name in source i's trace header (003), empty when it had none.
 std::string CtfMetadata(const std::array<uint8_t, 16>& uuid,
                         const std::vector<CtfExporter::EventClass>& classes,
-                        const std::vector<std::string>& source_names);
+                        const std::vector<std::string>& source_names,
+                        const std::vector<std::string>& hosts);
 
 // Magic number that starts every CTF packet.
 inline constexpr uint32_t kCtfMagic = 0xC1FC1FC1;

@@ -22,7 +22,14 @@ using testing::TempDir;
 // an event without a timestamp.
 LogBuilder SampleLog() {
   LogBuilder log;
+  std::string header;
+  for (std::string_view part : {"Linux", "node7", "6.1", "#1", "x86_64", "app --run"}) {
+    header.push_back(static_cast<char>(part.size()));
+    header.push_back('\0');
+    header.append(part);
+  }
   log.TimeConversion(1, 1)
+      .Generic(event::kHookHeader, 0, 100, 0, 1700000000, header, /*timestamped=*/false)
       .Process(100, 1, 100, "/usr/bin/app")
       .Process(100, 1, 101, "/usr/bin/app")
       .ThreadName(101, "worker")
@@ -47,13 +54,15 @@ TEST(ExportCtf, MetadataDeclaresOneClassPerHookAndKind) {
   SampleLog().WriteTo(dir.File("a.trc"));
   auto summary = ExportCtf({dir.File("a.trc")}, dir.File("ctf"));
   ASSERT_TRUE(summary.ok()) << summary.error().message;
-  EXPECT_EQ(summary->events, 9u);
+  EXPECT_EQ(summary->events, 10u);
   const std::string metadata = ReadFile(dir.File("ctf/metadata"));
   EXPECT_EQ(metadata.rfind("/* CTF 1.8 */", 0), 0u);
   EXPECT_NE(metadata.find("name = \"hook_001\";"), std::string::npos);
   EXPECT_NE(metadata.find("name = \"hook_456_generic\";"), std::string::npos);
   EXPECT_NE(metadata.find("name = \"hook_00A_generic\";"), std::string::npos);
   EXPECT_NE(metadata.find("source_0 = \""), std::string::npos);
+  EXPECT_NE(metadata.find("source_0_hostname = \"node7\";"), std::string::npos);
+  EXPECT_NE(metadata.find("\thostname = \"node7\";"), std::string::npos);
   // Every packet starts with the magic and is as long as its context says.
   const std::string stream = ReadFile(dir.File("ctf/stream_0"));
   size_t at = 0;
@@ -154,11 +163,11 @@ TEST(ExportCtf, Babeltrace2ReadsEveryEventWithItsFieldsAndNoWarnings) {
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.err, "") << "babeltrace2 warned";
   const auto lines = Lines(run.out);
-  ASSERT_EQ(lines.size(), 9u) << run.out;
+  ASSERT_EQ(lines.size(), 10u) << run.out;
 
-  // Event 6 (0-based 5): hook 123 subhook 7 on thread 100 of pid 100 at 2000 ns, three words.
-  const std::string& words = lines[5];
-  EXPECT_NE(words.find("hook_123:"), std::string::npos) << words;
+  // Event 7 (0-based 6): hook 123 subhook 7 on thread 100 of pid 100 at 2000 ns, three words.
+  const std::string& words = lines[6];
+  EXPECT_NE(words.find("node7 hook_123:"), std::string::npos) << words;
   EXPECT_NE(words.find("tid = 100, pid = 100"), std::string::npos) << words;
   EXPECT_NE(words.find("hook_id = 0x1230, subhook = 0x7"), std::string::npos) << words;
   EXPECT_NE(words.find("ticks = 2000"), std::string::npos) << words;
@@ -168,8 +177,8 @@ TEST(ExportCtf, Babeltrace2ReadsEveryEventWithItsFieldsAndNoWarnings) {
       << words;
   EXPECT_NE(words.find("00:00:00.000002000"), std::string::npos) << words;
 
-  // Event 7: the generic buffer "hello" on the named thread 101 of pid 100.
-  const std::string& generic = lines[6];
+  // Event 8: the generic buffer "hello" on the named thread 101 of pid 100.
+  const std::string& generic = lines[7];
   EXPECT_NE(generic.find("hook_456_generic:"), std::string::npos) << generic;
   EXPECT_NE(generic.find("tid = 101, pid = 100"), std::string::npos) << generic;
   EXPECT_NE(generic.find("data_word = 0xABCD, buffer_length = 5, buffer = [ [0] = 0x68, [1] = "
@@ -177,8 +186,8 @@ TEST(ExportCtf, Babeltrace2ReadsEveryEventWithItsFieldsAndNoWarnings) {
             std::string::npos)
       << generic;
 
-  // Event 8: no timestamp, unknown process: shown at its predecessor's time, pid -1.
-  const std::string& untimed = lines[7];
+  // Event 9: no timestamp, unknown process: shown at its predecessor's time, pid -1.
+  const std::string& untimed = lines[8];
   EXPECT_NE(untimed.find("00:00:00.000003000"), std::string::npos) << untimed;
   EXPECT_NE(untimed.find("tid = 102, pid = -1"), std::string::npos) << untimed;
   EXPECT_NE(untimed.find("flags = 0x0"), std::string::npos) << untimed;

@@ -88,7 +88,8 @@ stream {
 
 std::string CtfMetadata(const std::array<uint8_t, 16>& uuid,
                         const std::vector<CtfExporter::EventClass>& classes,
-                        const std::vector<std::string>& source_names) {
+                        const std::vector<std::string>& source_names,
+                        const std::vector<std::string>& hosts) {
   std::string out(kPreamble);
   auto it = std::back_inserter(out);
   fmt::format_to(it,
@@ -98,9 +99,18 @@ std::string CtfMetadata(const std::array<uint8_t, 16>& uuid,
                  UuidText(uuid), std::endian::native == std::endian::little ? "le" : "be");
   fmt::format_to(it, "env {{\n\tdomain = \"rastrace\";\n\ttracer_name = \"rastrace\";\n");
   fmt::format_to(it, "\tsource_count = {};\n", source_names.size());
+  std::string only_host;
+  bool one_host = true;
   for (size_t i = 0; i < source_names.size(); ++i) {
     fmt::format_to(it, "\tsource_{} = {};\n", i, Quoted(source_names[i]));
+    const std::string& host = i < hosts.size() ? hosts[i] : std::string();
+    if (host.empty()) continue;
+    fmt::format_to(it, "\tsource_{}_hostname = {};\n", i, Quoted(host));
+    if (!only_host.empty() && only_host != host) one_host = false;
+    only_host = host;
   }
+  // babeltrace2 shows `hostname` with every event: only when all sources agree on it.
+  if (one_host && !only_host.empty()) fmt::format_to(it, "\thostname = {};\n", Quoted(only_host));
   out.append("};\n");
   out.append(kStream);
   for (size_t id = 0; id < classes.size(); ++id) {
