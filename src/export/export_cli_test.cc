@@ -86,6 +86,13 @@ TEST_F(ExportCli, WritesToStandardOutput) {
   EXPECT_EQ(CountLines(run.out), 4u);
 }
 
+TEST_F(ExportCli, ReadsALogFromStandardInput) {
+  Log(1, 1, 0x1230, {100, 200}).WriteTo(dir_.File("a.trc"));
+  const auto run = Run(fmt::format("export -f jsonl --no-text - -o - <'{}'", dir_.File("a.trc")));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(CountLines(run.out), 4u);
+}
+
 TEST_F(ExportCli, BadInputGivesAClearErrorAndNonZeroExit) {
   const auto format =
       Run(fmt::format("export -f xml '{}' -o '{}'", dir_.File("a.trc"), dir_.File("x")));
