@@ -229,8 +229,9 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
     }
     auto& stack = open_[track];
     if (role->begins) {
-      std::string_view slice_name =
-          record.has_text && !record.label.empty() ? record.label : std::string_view(rule.name);
+      // The rule names the slice ("tracing" from TRACE ON to TRACE OFF); the begin event's own
+      // label stays in its args' text.
+      std::string_view slice_name = rule.name;
       if (rule.name_in_buffer && e.generic) {
         const auto named = ReadS2(e.buffer, *rule.name_in_buffer, record.item->byte_order);
         if (named && !named->empty()) slice_name = *named;

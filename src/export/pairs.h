@@ -37,13 +37,13 @@ enum class PairKey : uint8_t {
 };
 
 struct PairRule {
-  std::string name;  // the slice name when no template label names it
+  std::string name;  // the slice name
   HookMatch begin;
   HookMatch end;
   PairScope scope = PairScope::kThread;
   PairKey key = PairKey::kNone;
   // When set, a generic begin event carries the slice's name as an S2 string at this offset of its
-  // buffer (a system call's name), which wins over `name` and the template label.
+  // buffer (a system call's name), which wins over `name`.
   std::optional<size_t> name_in_buffer;
 };
 

@@ -34,7 +34,8 @@ class EvaluatorText : public TemplateText {
              uint64_t first_ns, uint64_t line) override {
     const event::Event* e = item.event;
     const tmpl::Template* found = templates_.Find(e->hook_id);
-    if (found == nullptr) found = templates_.Find(event::kHookUndefined);
+    const bool own = found != nullptr;
+    if (!own) found = templates_.Find(event::kHookUndefined);
     if (found == nullptr) return {};
     // Templates see B events in the 32-bit layout and 00B events of 32-bit logs in the 64-bit one
     // (seed 002 part C), as trcrpt shows them.
@@ -55,7 +56,8 @@ class EvaluatorText : public TemplateText {
     context.exec_path = processes.ExecPath(context.pid);
     context.time_ns = item.time_ns > first_ns ? item.time_ns - first_ns : 0;
     evaluator_.Run(*found, context, output_);
-    std::string_view label = found->label;
+    // 007's label ("UNDEFINED TRACE ID") names no event: an id without a template has no label.
+    std::string_view label = own ? std::string_view(found->label) : std::string_view();
     if (!label.empty() && label.front() == '@') label.remove_prefix(1);
     if (output_.status == tmpl::EvalStatus::kSkip) return Output{label, {}};
     std::string_view text = output_.text;

@@ -29,7 +29,7 @@ class TemplateText {
   virtual ~TemplateText() = default;
 
   struct Output {
-    std::string_view label;  // without a leading '@'; empty when no template applies
+    std::string_view label;  // without a leading '@'; empty when the id has no template
     std::string_view text;   // lines separated by '\n'; empty for $SKIP
   };
   // Runs the template of `item`'s event (or 007, the one for undefined ids). `first_ns` is the
