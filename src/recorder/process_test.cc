@@ -165,6 +165,39 @@ TEST(ProcessTest, FatalSignalFlushesTheLogAndStillKills) {
   EXPECT_EQ(events->back().hook_id, event::kHookTraceOff);
 }
 
+void ExitFortyTwo(int) {
+  _exit(42);
+}
+
+std::string ThisProgram() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+// The child is this test binary run again (so no handler installed by an earlier test in this
+// process is inherited): it installs its own SIGABRT handler, starts tracing, hooks and aborts.
+TEST(ProcessTest, FatalSignalChainsToThePreviousHandler) {
+  if (const char* child_log = std::getenv("RASTRACE_TEST_CHAIN_LOG")) {
+    signal(SIGABRT, ExitFortyTwo);  // installed before tracing starts
+    unsetenv(kEnvLogOwner);
+    const std::string args = std::string("-o ") + child_log;
+    if (trcstart(args.c_str()) != 0) _exit(3);
+    TRCHKL1T(0x0D000000, 1);
+    std::abort();
+  }
+  ScratchDir dir;
+  const std::string log = dir.Path("log");
+  const int status = Shell("RASTRACE_TEST_CHAIN_LOG=" + log + " " + ThisProgram() +
+                           " --gtest_filter=ProcessTest.FatalSignalChainsToThePreviousHandler"
+                           " >/dev/null 2>&1");
+  EXPECT_EQ(status, 42);  // the program's own handler ran, after the log was completed
+  auto events = ReadLog(log);
+  ASSERT_TRUE(events) << events.error().message;
+  EXPECT_EQ(ValuesOf(*events, 0x0D00), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(events->back().hook_id, event::kHookTraceOff);
+}
+
 TEST(ProcessTest, ProgramConfiguredByEnvironmentIsFlushedAtExit) {
   ScratchDir dir;
   const std::string log = dir.Path("log");
