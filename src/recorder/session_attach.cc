@@ -166,7 +166,7 @@ RecorderOptions OptionsFromPage(const SessionPage& page, const std::string& log_
   options.buffer_bytes = page.buffer_bytes;
   options.channels = Load(page.channels_on);
   // One clock for every process and the kernel, so the daemon merges by timestamp.
-  options.clock = ClockChoice::kMonotonic;
+  options.clock = static_cast<ClockChoice>(page.clock);
   if (page.filter_active != 0) {
     for (uint32_t id = 0; id < 65536; ++id) {
       if (page.allowed[id / 64] & (uint64_t{1} << (id % 64))) {

@@ -19,7 +19,7 @@
 namespace rastrace::recorder {
 
 inline constexpr uint64_t kSessionPageMagic = 0x5241535452414345;  // "RASTRACE"
-inline constexpr uint32_t kSessionPageVersion = 1;
+inline constexpr uint32_t kSessionPageVersion = 2;
 inline constexpr unsigned kSessionChannels = 8;
 
 enum SessionState : uint32_t {
@@ -42,6 +42,8 @@ struct SessionPage {
   uint64_t buffer_bytes;  // -T, per thread
   uint32_t daemon_pid;
   uint32_t filter_active;  // -j / -k given: only ids whose bit is set in `allowed` are recorded
+  uint32_t clock;          // ClockChoice every attached process uses (the kernel's clock too)
+  uint32_t unused;
   uint64_t allowed[65536 / 64];
 };
 

@@ -54,8 +54,9 @@ std::string ExePath(uint32_t pid) {
 Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
     const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
     const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
-    bool per_cpu, std::span<const std::pair<uint32_t, uint32_t>> known_threads) {
-  auto instance = TracefsInstance::Create(tracefs, instance_name, allowed, buffer_kb, cpus);
+    bool per_cpu, const std::string& clock,
+    std::span<const std::pair<uint32_t, uint32_t>> known_threads) {
+  auto instance = TracefsInstance::Create(tracefs, instance_name, allowed, buffer_kb, cpus, clock);
   if (!instance) return instance.error();
   event::WriterOptions options;
   options.overwrite = true;

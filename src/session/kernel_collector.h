@@ -33,7 +33,8 @@ class KernelCollector {
   static Result<std::unique_ptr<KernelCollector>> Start(
       const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
       const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
-      bool per_cpu, std::span<const std::pair<uint32_t, uint32_t>> known_threads);
+      bool per_cpu, const std::string& clock,
+      std::span<const std::pair<uint32_t, uint32_t>> known_threads);
   ~KernelCollector();
 
   // trcon / trcoff.

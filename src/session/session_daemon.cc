@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "event/format.h"
+#include "recorder/clock.h"
 #include "recorder/header_events.h"
 #include "recorder/log_sink.h"
 #include "session/event_builder.h"
@@ -37,12 +38,6 @@ using namespace std::chrono_literals;
 constexpr auto kDrainDeadline = 10s;
 constexpr int kClientTimeoutMs = 2000;
 constexpr int kStopReplyTimeoutMs = 120000;
-
-uint64_t MonotonicNs() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
-}
 
 Result<void> MakePrivateDir(const std::string& path) {
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
@@ -64,13 +59,14 @@ std::vector<std::string> ListDir(const std::string& dir) {
   return names;
 }
 
-std::string ReadSmallFile(const std::string& path) {
+std::string ReadSmallFile(const std::string& path, size_t limit = 64) {
   const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return {};
-  char buffer[64];
-  const ssize_t n = read(fd, buffer, sizeof buffer - 1);
+  std::string text(limit, '\0');
+  const ssize_t n = read(fd, text.data(), limit);
   close(fd);
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return text;
 }
 
 uint32_t ParentOf(uint32_t pid) {
@@ -262,6 +258,19 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
     }
   }
 
+  // One clock for the kernel, every attached process and the daemon: the invariant TSC when the
+  // CPU has one and tracefs offers it (the cheapest for hooks), else CLOCK_MONOTONIC.
+  bool tsc = recorder::HasInvariantTsc();
+  if (tsc && channel_ == 0 && config_.kernel) {
+    if (auto tracefs = FindTracefs()) {
+      tsc = ReadSmallFile(*tracefs + "/trace_clock", 4096).find("x86-tsc") != std::string::npos;
+    }
+  }
+  clock_ = tsc ? recorder::ClockChoice::kTsc : recorder::ClockChoice::kMonotonic;
+  recorder::SelectClock(clock_);
+  conversion_ = recorder::CalibrateClock(std::chrono::milliseconds(10));
+  start_timestamp_ = recorder::Now();
+
   const auto threads = RunningThreads();
   process_table_ = ProcessTableEvents(threads, config_.symbols);
 
@@ -278,9 +287,9 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
           tracefs.error().message));
     } else {
       const uint64_t buffer_kb = std::max<uint64_t>(config_.log.buffer_bytes / 1024, 64);
-      auto kernel = KernelCollector::Start(*tracefs, "rastrace-" + std::to_string(getpid()),
-                                           procs + "/kernel.trc", config_.allowed, buffer_kb,
-                                           config_.cpus, config_.per_cpu, threads);
+      auto kernel = KernelCollector::Start(
+          *tracefs, "rastrace-" + std::to_string(getpid()), procs + "/kernel.trc", config_.allowed,
+          buffer_kb, config_.cpus, config_.per_cpu, tsc ? "x86-tsc" : "mono", threads);
       if (!kernel) {
         notices.push_back(fmt::format(
             "trace: kernel events are not recorded ({}); only the hooks of programs linked with "
@@ -317,6 +326,7 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   page_->buffer_bytes = config_.log.buffer_bytes;
   page_->daemon_pid = static_cast<uint32_t>(getpid());
   page_->filter_active = config_.filter_active ? 1 : 0;
+  page_->clock = static_cast<uint32_t>(clock_);
   for (uint32_t id = 0; id < 65536; ++id) {
     if (config_.allowed.test(id)) page_->allowed[id / 64] |= uint64_t{1} << (id % 64);
   }
@@ -351,7 +361,7 @@ Result<void> SessionDaemon::SetTracing(bool on) {
   if (stopped_.load() || page_ == nullptr) return MakeError("the session has stopped");
   if (on == on_) return Ok();
   on_ = on;
-  const uint64_t now = MonotonicNs();
+  const uint64_t now = recorder::Now();
   std::vector<uint8_t> event;
   AppendWords(on ? event::kHookTraceOn : event::kHookTraceOff, 0, {channel_},
               static_cast<uint64_t>(gettid()), now, true, event);
@@ -407,7 +417,6 @@ Result<StopTotals> SessionDaemon::Stop() {
   if (page_ == nullptr) return MakeError("the session was never started");
   StopTotals totals;
   totals.log_path = config_.log.log_path;
-  const uint64_t stop_time = MonotonicNs();
   __atomic_store_n(&page_->channels_on, 0u, __ATOMIC_SEQ_CST);
   __atomic_store_n(&page_->state, recorder::kSessionStopping, __ATOMIC_SEQ_CST);
   Publish();
@@ -418,6 +427,8 @@ Result<StopTotals> SessionDaemon::Stop() {
     kernel_.reset();
   }
   (void)own_events_->Close();
+  // After the kernel's last event: TRACE OFF closes the log in time order.
+  const uint64_t stop_time = recorder::Now();
 
   // The log: header, process table, then every event in time order, then TRACE OFF.
   recorder::SessionInfo info = recorder::GatherSessionInfo();
@@ -426,7 +437,8 @@ Result<StopTotals> SessionDaemon::Stop() {
   info.mode = config_.log.mode;
   info.buffer_bytes = config_.log.buffer_bytes;
   info.log_bytes = config_.log.log_bytes;
-  info.start_timestamp = 0;
+  info.start_timestamp = start_timestamp_;
+  info.conversion = conversion_;
   if (!config_.cpus.empty()) info.cpus_traced = config_.cpus.size();
   const std::vector<uint8_t> table = process_table_;
   auto sink = recorder::LogSink::Open(
@@ -436,7 +448,7 @@ Result<StopTotals> SessionDaemon::Stop() {
         out.insert(out.end(), table.begin(), table.end());
       },
       [](uint64_t count, std::vector<uint8_t>& out) {
-        recorder::AppendLogWrapped(count, static_cast<uint64_t>(gettid()), MonotonicNs(), out);
+        recorder::AppendLogWrapped(count, static_cast<uint64_t>(gettid()), recorder::Now(), out);
       });
   Result<StopTotals> result = MakeError("trace: no log written");
   if (!sink) {
@@ -461,7 +473,8 @@ Result<StopTotals> SessionDaemon::Stop() {
       auto cpu_sink = recorder::LogSink::Open(
           output, config_.log, [](std::vector<uint8_t>&) {},
           [](uint64_t count, std::vector<uint8_t>& out) {
-            recorder::AppendLogWrapped(count, static_cast<uint64_t>(gettid()), MonotonicNs(), out);
+            recorder::AppendLogWrapped(count, static_cast<uint64_t>(gettid()), recorder::Now(),
+                                       out);
           });
       if (!cpu_sink) {
         totals.warnings.push_back("trace: " + cpu_sink.error().message);

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "event/timebase.h"
 #include "event/writer.h"
+#include "recorder/options.h"
 #include "recorder/session_page.h"
 #include "session/control_protocol.h"
 #include "session/kernel_collector.h"
@@ -66,6 +68,9 @@ class SessionDaemon {
   std::unique_ptr<KernelCollector> kernel_;
   std::optional<event::LogWriter> own_events_;  // procs/daemon.trc: trace on/off
   std::vector<uint8_t> process_table_;          // 00A/100 events of the processes at start
+  recorder::ClockChoice clock_ = recorder::ClockChoice::kMonotonic;
+  event::TimeConversion conversion_;
+  uint64_t start_timestamp_ = 0;
   std::mutex mutex_;
   bool on_ = false;
   std::atomic<bool> stopped_{false};

@@ -69,16 +69,22 @@ Result<TraceLine> ParseTraceLine(std::string_view line) {
   if (colon == std::string_view::npos) return MakeError("no timestamp");
   std::string_view stamp = rest.substr(0, colon);
   const size_t dot = stamp.find('.');
-  if (dot == std::string_view::npos) return MakeError("bad timestamp '{}'", stamp);
-  auto seconds = ParseNumber(stamp.substr(0, dot));
-  std::string_view fraction = stamp.substr(dot + 1);
-  auto fraction_value = ParseNumber(fraction);
-  if (!seconds || !fraction_value || fraction.size() > 9 || *seconds > 18000000000ull) {
-    return MakeError("bad timestamp '{}'", stamp);
+  if (dot == std::string_view::npos) {
+    // A counter clock (x86-tsc, counter) prints its raw value.
+    auto ticks = ParseNumber(stamp);
+    if (!ticks) return MakeError("bad timestamp '{}'", stamp);
+    out.timestamp_ns = *ticks;
+  } else {
+    auto seconds = ParseNumber(stamp.substr(0, dot));
+    std::string_view fraction = stamp.substr(dot + 1);
+    auto fraction_value = ParseNumber(fraction);
+    if (!seconds || !fraction_value || fraction.size() > 9 || *seconds > 18000000000ull) {
+      return MakeError("bad timestamp '{}'", stamp);
+    }
+    uint64_t nanos = *fraction_value;
+    for (size_t digits = fraction.size(); digits < 9; ++digits) nanos *= 10;
+    out.timestamp_ns = *seconds * 1000000000ull + nanos;
   }
-  uint64_t nanos = *fraction_value;
-  for (size_t digits = fraction.size(); digits < 9; ++digits) nanos *= 10;
-  out.timestamp_ns = *seconds * 1000000000ull + nanos;
 
   rest = rest.substr(colon + 2);
   const size_t event_end = rest.find(':');

@@ -17,9 +17,11 @@ struct TraceLine {
   uint32_t tid = 0;
   uint32_t tgid = 0;  // 0 when the line has no "(tgid)" column or it printed "-----"
   uint32_t cpu = 0;
-  uint64_t timestamp_ns = 0;  // "seconds.fraction" of the trace clock, in nanoseconds
-  std::string_view event;     // "sys_enter", "sched_switch", ...
-  std::string_view body;      // what follows "event: "
+  // "seconds.fraction" of the trace clock in nanoseconds, or the raw value of a counter clock
+  // (x86-tsc), which prints without a fraction.
+  uint64_t timestamp_ns = 0;
+  std::string_view event;  // "sys_enter", "sched_switch", ...
+  std::string_view body;   // what follows "event: "
 };
 
 Result<TraceLine> ParseTraceLine(std::string_view line);

@@ -50,8 +50,8 @@ Result<std::string> FindTracefs() {
 
 Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, const std::string& name,
                                                 const std::bitset<65536>& allowed,
-                                                uint64_t buffer_kb,
-                                                std::span<const unsigned> cpus) {
+                                                uint64_t buffer_kb, std::span<const unsigned> cpus,
+                                                const std::string& clock) {
   const std::string path = tracefs + "/instances/" + name;
   if (mkdir(path.c_str(), 0700) != 0) {
     return MakeError("{}: cannot create the tracefs instance: {}", path, std::strerror(errno));
@@ -59,7 +59,7 @@ Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, cons
   // From here on the destructor removes the instance, whatever fails.
   TracefsInstance instance(path, -1);
   if (auto r = WriteFile(path + "/tracing_on", "0"); !r) return r.error();
-  if (auto r = WriteFile(path + "/trace_clock", "mono"); !r) return r.error();
+  if (auto r = WriteFile(path + "/trace_clock", clock); !r) return r.error();
   (void)WriteFile(path + "/options/record-tgid", "1");
   if (buffer_kb != 0) (void)WriteFile(path + "/buffer_size_kb", std::to_string(buffer_kb));
   if (!cpus.empty()) {

@@ -17,12 +17,12 @@ Result<std::string> FindTracefs();
 
 class TracefsInstance {
  public:
-  // Creates the instance, selects the monotonic clock, enables the tracepoints of every hook that
-  // `allowed` lets through, sets the per-cpu buffer size and, when `cpus` is not empty, the cpus
-  // traced. Tracing stays off until SetTracing(true).
+  // Creates the instance, selects `clock` ("mono" or "x86-tsc"), enables the tracepoints of every
+  // hook that `allowed` lets through, sets the per-cpu buffer size and, when `cpus` is not empty,
+  // the cpus traced. Tracing stays off until SetTracing(true).
   static Result<TracefsInstance> Create(const std::string& tracefs, const std::string& name,
                                         const std::bitset<65536>& allowed, uint64_t buffer_kb,
-                                        std::span<const unsigned> cpus);
+                                        std::span<const unsigned> cpus, const std::string& clock);
   TracefsInstance(TracefsInstance&& other) noexcept;
   TracefsInstance& operator=(TracefsInstance&&) = delete;
   ~TracefsInstance();  // turns tracing off and removes the instance
