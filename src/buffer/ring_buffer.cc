@@ -11,29 +11,53 @@ RingBuffer::RingBuffer(size_t capacity_bytes, Mode mode, uint64_t thread_id) {
   Reset(capacity_bytes, mode);
 }
 
+RingBuffer::RingBuffer(const RingPlacement& placement, Mode mode, uint64_t thread_id) {
+  producer_.thread_id = thread_id;
+  Reset(placement, mode);
+}
+
+void RingBuffer::Reset(const RingPlacement& placement, Mode mode) {
+  storage_.reset();
+  producer_.data = placement.words;
+  producer_.capacity_words = placement.capacity_words;
+  producer_.mask = placement.capacity_words - 1;
+  producer_.control = placement.control;
+  hold_ = placement.hold_until_handed_back;
+  Empty(mode);
+}
+
 void RingBuffer::Reset(size_t capacity_bytes, Mode mode) {
   const size_t bytes = std::bit_ceil(std::clamp(capacity_bytes, kMinBytes, kMaxBytes));
   const size_t words = bytes / 8;
-  if (words != producer_.capacity_words) {
+  if (!storage_ || words != producer_.capacity_words) {
     // Value-initialised on purpose: touching every page now keeps page faults off the hot path.
     storage_ = std::make_unique<uint64_t[]>(words);
   }
   producer_.data = storage_.get();
   producer_.capacity_words = words;
   producer_.mask = words - 1;
+  producer_.control = &own_control_;
+  hold_ = false;
+  Empty(mode);
+}
+
+void RingBuffer::Empty(Mode mode) {
   producer_.mode = mode;
   producer_.head = 0;
   producer_.cached_tail = 0;
-  shared_.head.store(0, std::memory_order_relaxed);
-  shared_.lost.store(0, std::memory_order_relaxed);
-  shared_.full.store(false, std::memory_order_relaxed);
-  consumer_.tail.store(0, std::memory_order_release);
+  RingControl& control = *producer_.control;
+  control.shared.head.store(0, std::memory_order_relaxed);
+  control.shared.lost.store(0, std::memory_order_relaxed);
+  control.shared.full.store(false, std::memory_order_relaxed);
+  control.consumer.read.store(0, std::memory_order_relaxed);
+  control.consumer.tail.store(0, std::memory_order_release);
 }
 
 bool RingBuffer::MakeRoom(size_t words) {
   const uint64_t head = producer_.head;
   const uint64_t capacity = producer_.capacity_words;
-  producer_.cached_tail = consumer_.tail.load(std::memory_order_acquire);
+  RingControl& control = *producer_.control;
+  producer_.cached_tail = control.consumer.tail.load(std::memory_order_acquire);
   if (head + words - producer_.cached_tail <= capacity) return true;
   if (words > capacity) {
     CountLost();
@@ -45,7 +69,7 @@ bool RingBuffer::MakeRoom(size_t words) {
       return false;
     case Mode::kSingle:
       CountLost();
-      shared_.full.store(true, std::memory_order_relaxed);
+      control.shared.full.store(true, std::memory_order_relaxed);
       return false;
     case Mode::kCircular: {
       // Overwrite the oldest whole events; each one overwritten is lost.
@@ -57,10 +81,13 @@ bool RingBuffer::MakeRoom(size_t words) {
       }
       // A corrupt size cannot carry the tail past the head: clamp, so the ring stays usable.
       if (tail > head) tail = head;
-      shared_.lost.store(shared_.lost.load(std::memory_order_relaxed) + overwritten,
-                         std::memory_order_relaxed);
+      control.shared.lost.store(control.shared.lost.load(std::memory_order_relaxed) + overwritten,
+                                std::memory_order_relaxed);
       producer_.cached_tail = tail;
-      consumer_.tail.store(tail, std::memory_order_release);
+      // Both positions move before any word is overwritten, so a reader (or a recovery after a
+      // crash) never takes an event that is being overwritten.
+      control.consumer.read.store(tail, std::memory_order_release);
+      control.consumer.tail.store(tail, std::memory_order_release);
       return true;
     }
   }

@@ -13,6 +13,12 @@
 //  - single:    the event is dropped and counted and the ring reports itself full, which ends
 //               tracing; the ring is drained once, after the producer has stopped.
 // Every event that is dropped or overwritten is counted in lost(): nothing is lost silently.
+//
+// Placement: the words and the published positions (RingControl) live in the ring object's own
+// memory, or in a file-backed shared mapping (buffer/shm_ring.h) so that what a crashed process
+// committed can be recovered from the file. A placed ring may hold released space until the
+// writer says the log has it (HandBack), so a crash never loses events that were drained but not
+// yet written.
 #pragma once
 
 #include <atomic>
@@ -28,6 +34,36 @@ enum class Mode : uint8_t { kAlternate = 0, kCircular = 1, kSingle = 2 };
 
 inline constexpr size_t kCacheLine = 64;
 
+// The positions the two sides publish, as laid out in memory (and in a shared mapping).
+struct RingControl {
+  // Written by the producer, read by the consumer: kept off the producer's private line so a
+  // consumer read does not take that line away from the producer.
+  struct alignas(kCacheLine) Shared {
+    std::atomic<uint64_t> head{0};  // every word before head is a committed event
+    std::atomic<uint64_t> lost{0};
+    std::atomic<bool> full{false};
+  };
+  struct alignas(kCacheLine) Consumer {
+    // Space before tail is free for the producer. In circular mode the producer moves it while
+    // overwriting.
+    std::atomic<uint64_t> tail{0};
+    // Where the consumer reads next: tail, or ahead of it while released space is held.
+    std::atomic<uint64_t> read{0};
+  };
+  Shared shared;
+  Consumer consumer;
+};
+
+// Storage supplied by the caller: `words` (a power of two, at least kMinBytes / 8) and a control
+// block, both outliving the ring.
+struct RingPlacement {
+  uint64_t* words = nullptr;
+  size_t capacity_words = 0;
+  RingControl* control = nullptr;
+  // Release keeps the space until HandBack (the log has the events).
+  bool hold_until_handed_back = false;
+};
+
 class RingBuffer {
  public:
   static constexpr size_t kMinBytes = 4096;
@@ -36,6 +72,8 @@ class RingBuffer {
   // `capacity_bytes` is clamped to [kMinBytes, kMaxBytes] and rounded up to a power of two. The
   // memory is allocated and touched here, so the first events do not take page faults.
   RingBuffer(size_t capacity_bytes, Mode mode, uint64_t thread_id);
+  // A ring in caller-supplied storage (a shared mapping), emptied.
+  RingBuffer(const RingPlacement& placement, Mode mode, uint64_t thread_id);
   RingBuffer(const RingBuffer&) = delete;
   RingBuffer& operator=(const RingBuffer&) = delete;
 
@@ -68,28 +106,40 @@ class RingBuffer {
   // Makes every word before `end` visible to the consumer.
   void Publish(uint64_t end) {
     producer_.head = end;
-    shared_.head.store(end, std::memory_order_release);
+    producer_.control->shared.head.store(end, std::memory_order_release);
   }
   // Counts one event the caller could not even try to store (for example longer than the ring).
   void CountLost() {
-    shared_.lost.store(shared_.lost.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    std::atomic<uint64_t>& lost = producer_.control->shared.lost;
+    lost.store(lost.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 
   // ---- Consumer side.
 
-  uint64_t head() const { return shared_.head.load(std::memory_order_acquire); }
-  uint64_t tail() const { return consumer_.tail.load(std::memory_order_acquire); }
+  uint64_t head() const { return producer_.control->shared.head.load(std::memory_order_acquire); }
+  // Where the consumer reads next.
+  uint64_t tail() const { return producer_.control->consumer.read.load(std::memory_order_acquire); }
   uint64_t WordAt(uint64_t position) const { return producer_.data[position & producer_.mask]; }
   // Copies `words` words from `position` to `out` (8 * words bytes), across the wrap.
   void CopyOut(uint64_t position, size_t words, void* out) const;
-  // Hands the words before `position` back to the producer.
-  void Release(uint64_t position) { consumer_.tail.store(position, std::memory_order_release); }
+  // The consumer is done with the words before `position`: they go back to the producer, or, in
+  // a ring that holds released space, at the next HandBack.
+  void Release(uint64_t position) {
+    producer_.control->consumer.read.store(position, std::memory_order_release);
+    if (!hold_) producer_.control->consumer.tail.store(position, std::memory_order_release);
+  }
+  // Hands every released word back to the producer (the log now holds those events).
+  void HandBack() {
+    RingControl::Consumer& consumer = producer_.control->consumer;
+    consumer.tail.store(consumer.read.load(std::memory_order_relaxed), std::memory_order_release);
+  }
+  bool holds_released_space() const { return hold_; }
 
   // ---- Either side.
 
-  uint64_t lost() const { return shared_.lost.load(std::memory_order_relaxed); }
+  uint64_t lost() const { return producer_.control->shared.lost.load(std::memory_order_relaxed); }
   // Single mode: an event did not fit, so tracing should end.
-  bool full() const { return shared_.full.load(std::memory_order_relaxed); }
+  bool full() const { return producer_.control->shared.full.load(std::memory_order_relaxed); }
   size_t capacity_bytes() const { return producer_.capacity_words * 8; }
   Mode mode() const { return producer_.mode; }
   uint64_t thread_id() const { return producer_.thread_id; }
@@ -97,32 +147,25 @@ class RingBuffer {
   // Empties the ring and clears its counts, with a new capacity and mode. Only while neither side
   // is using it (between tracing sessions).
   void Reset(size_t capacity_bytes, Mode mode);
+  // The same, moving the ring into caller-supplied storage.
+  void Reset(const RingPlacement& placement, Mode mode);
 
  private:
   struct alignas(kCacheLine) Producer {
-    uint64_t head = 0;         // next word to write; published in shared_.head
+    uint64_t head = 0;         // next word to write; published in control->shared.head
     uint64_t cached_tail = 0;  // last consumer position seen
     uint64_t* data = nullptr;
     uint64_t mask = 0;
     uint64_t capacity_words = 0;
     uint64_t thread_id = 0;
+    RingControl* control = nullptr;  // own_control_ or a placement's
     Mode mode = Mode::kAlternate;
   };
-  // Written by the producer, read by the consumer: kept off the producer's private line so a
-  // consumer read does not take that line away from the producer.
-  struct alignas(kCacheLine) Shared {
-    std::atomic<uint64_t> head{0};
-    std::atomic<uint64_t> lost{0};
-    std::atomic<bool> full{false};
-  };
-  struct alignas(kCacheLine) Consumer {
-    // The consumer's position. In circular mode the producer moves it while overwriting.
-    std::atomic<uint64_t> tail{0};
-  };
+  void Empty(Mode mode);
 
   Producer producer_;
-  Shared shared_;
-  Consumer consumer_;
+  RingControl own_control_;
+  bool hold_ = false;
   std::unique_ptr<uint64_t[]> storage_;
 };
 

@@ -144,6 +144,16 @@ Result<void> LogSink::Flush() {
   return Ok();
 }
 
+Result<void> LogSink::FlushToFile() {
+  if (auto flushed = Flush(); !flushed) return flushed;
+  if (auto flushed = writer_->Flush(); !flushed) {
+    error_ = flushed.error();
+    stopped_ = true;
+    return flushed;
+  }
+  return Ok();
+}
+
 Result<void> LogSink::Close() {
   if (!writer_) return error_ ? Result<void>(*error_) : Ok();
   auto flushed = Flush();

@@ -43,6 +43,9 @@ class LogSink {
 
   // Writes the staged bytes; an error stops the log (later appends are discarded).
   Result<void> Flush();
+  // Flush, then the log writer's own buffer: every byte counted by bytes() is in the file (the
+  // flight recorder's checkpoints rely on it).
+  Result<void> FlushToFile();
   Result<void> Close();
   // The first write error, if any.
   const std::optional<Error>& error() const { return error_; }

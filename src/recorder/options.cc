@@ -168,11 +168,16 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
     } else if (arg == "-c") {
       options.keep_old = true;
     } else if (arg == "-o" || arg == "-T" || arg == "-L" || arg == "-j" || arg == "-k" ||
-               arg == "--channels" || arg == "--clock") {
+               arg == "--channels" || arg == "--clock" || arg == "--shm-path") {
       auto text = value(arg);
       if (!text) return text.error();
       if (arg == "-o") {
         options.log_path = *text;
+        continue;
+      }
+      if (arg == "--shm-path") {
+        if (text->empty()) return MakeError("trace option --shm-path: empty directory");
+        options.shm_path = *text;
         continue;
       }
       if (arg == "-T" || arg == "-L") {
@@ -195,7 +200,7 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
     } else {
       return MakeError(
           "unknown trace option '{}' (expected -o LOG, -l, -f, -T SIZE, -L SIZE, -s, -c, -j IDS, "
-          "-k IDS, --channels LIST, --clock CLOCK)",
+          "-k IDS, --channels LIST, --clock CLOCK, --shm-path DIR)",
           arg);
     }
   }
@@ -266,6 +271,7 @@ Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv) {
     if (!clock) return clock.error();
     options.clock = *clock;
   }
+  if (auto v = text(kEnvShmPath); !v.empty()) options.shm_path = v;
   return options;
 }
 
@@ -285,6 +291,7 @@ std::vector<std::pair<std::string, std::string>> OptionsToEnvironment(
     env.emplace_back("RASTRACE_EVENTS", JoinHooks(options.include_hooks));
   if (!options.exclude_hooks.empty())
     env.emplace_back("RASTRACE_EXCLUDE", JoinHooks(options.exclude_hooks));
+  if (!options.shm_path.empty()) env.emplace_back(kEnvShmPath, options.shm_path);
   return env;
 }
 

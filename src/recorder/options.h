@@ -31,6 +31,8 @@ struct RecorderOptions {
   std::vector<uint16_t> include_hooks;           // -j: only these 16-bit hook ids
   std::vector<uint16_t> exclude_hooks;           // -k: all but these
   ClockChoice clock = ClockChoice::kAuto;        // --clock
+  // --shm-path DIR: rings in files under DIR, recoverable after a crash (docs/reliability.md).
+  std::string shm_path;
 };
 
 // "4096", "64K", "4M", "1G" (binary multiples). `what` names the option in errors.
@@ -49,13 +51,15 @@ Result<RecorderOptions> ParseTraceString(std::string_view args, RecorderOptions 
 
 using GetEnv = std::function<const char*(const char*)>;
 // Options from RASTRACE_LOG, RASTRACE_MODE, RASTRACE_BUFSIZE, RASTRACE_LOGSIZE, RASTRACE_LOGFULL,
-// RASTRACE_KEEP_OLD, RASTRACE_CHANNELS, RASTRACE_EVENTS, RASTRACE_EXCLUDE, RASTRACE_CLOCK.
+// RASTRACE_KEEP_OLD, RASTRACE_CHANNELS, RASTRACE_EVENTS, RASTRACE_EXCLUDE, RASTRACE_CLOCK,
+// RASTRACE_SHM_PATH.
 Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv);
 // The variables that make OptionsFromEnvironment return `options`.
 std::vector<std::pair<std::string, std::string>> OptionsToEnvironment(
     const RecorderOptions& options);
 
 inline constexpr const char* kEnvLog = "RASTRACE_LOG";
+inline constexpr const char* kEnvShmPath = "RASTRACE_SHM_PATH";
 // The pid of the process that writes RASTRACE_LOG itself; any other process (a forked child, a
 // program it runs) writes RASTRACE_LOG.<pid>.
 inline constexpr const char* kEnvLogOwner = "RASTRACE_LOG_OWNER";

@@ -55,6 +55,17 @@ void OnThreadExit(void* slot) {
 
 // LOG for the process that owns it, LOG.<pid> for any other (a forked child, a program run by the
 // traced one): two processes never write one file.
+// A ring for thread `tid` in the session's flight-recorder files; nullptr (after a message) when
+// the file cannot be created, so the thread records into an ordinary ring.
+std::unique_ptr<buffer::ShmRing> CreateShmRing(buffer::ShmProcess& shm, size_t bytes,
+                                               buffer::Mode mode, uint64_t tid, const char* name) {
+  auto ring = shm.CreateRing(bytes, mode, tid, name);
+  if (ring) return std::move(*ring);
+  std::fprintf(stderr, "rastrace: %s (thread %llu records in memory only)\n",
+               ring.error().message.c_str(), static_cast<unsigned long long>(tid));
+  return nullptr;
+}
+
 std::string LogPathForThisProcess(const std::string& path) {
   const std::string me = std::to_string(getpid());
   const char* owner = std::getenv(kEnvLogOwner);
@@ -73,6 +84,7 @@ struct Recorder::Session {
   std::string log_path;
   SessionInfo info;
   std::optional<LogSink> sink;
+  std::shared_ptr<buffer::ShmProcess> shm;  // --shm-path
   std::thread writer;
   std::mutex mutex;
   std::condition_variable wake;
@@ -146,6 +158,14 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
       });
   if (!sink) return sink.error();
   session->sink.emplace(std::move(*sink));
+  if (!options.shm_path.empty()) {
+    std::vector<uint8_t> header_events;
+    AppendHeaderEvents(header_info, header_events);
+    auto shm = buffer::ShmProcess::Create(options.shm_path, options.mode, header_events,
+                                          session->log_path);
+    if (!shm) return MakeError("rastrace: --shm-path {}", shm.error().message);
+    session->shm = std::move(*shm);
+  }
 
   g_filter_active = !options.include_hooks.empty() || !options.exclude_hooks.empty();
   if (!options.include_hooks.empty()) {
@@ -165,8 +185,19 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
     std::erase_if(slots_, [](const auto& slot) { return slot->retired.load(); });
     slot_bytes_ = options.buffer_bytes;
     slot_mode_ = options.mode;
+    slot_shm_ = session->shm;
     for (auto& slot : slots_) {
-      slot->ring.Reset(options.buffer_bytes, options.mode);
+      std::unique_ptr<buffer::ShmRing> file;
+      if (slot_shm_) {
+        file = CreateShmRing(*slot_shm_, options.buffer_bytes, options.mode, slot->ring.thread_id(),
+                             slot->name.data());
+      }
+      if (file) {
+        slot->ring.Reset(file->placement(/*hold=*/true), options.mode);
+      } else {
+        slot->ring.Reset(options.buffer_bytes, options.mode);
+      }
+      slot->shm = std::move(file);
       slot->ResetWriterState();
     }
   }
@@ -206,6 +237,20 @@ void Recorder::FreeDrainedRetiredSlots() {
   });
 }
 
+void Recorder::CheckpointShm(Session& s) {
+  if (!s.shm || s.sink->stopped() || s.sink->error() || !s.sink->FlushToFile()) return;
+  // Every drained event is in the file now (the flush came first); the checkpoint says so, and
+  // only then may producers reuse the space (docs/reliability.md).
+  const std::vector<ThreadSlot*> slots = SnapshotSlots();
+  const uint64_t seq = s.shm->next_checkpoint();
+  for (ThreadSlot* slot : slots) {
+    if (!slot->shm) continue;
+    slot->shm->WriteCheckpoint({seq, slot->ring.tail(), slot->lost_reported, slot->lost_by_writer});
+  }
+  s.shm->PublishCheckpoint(seq, s.sink->bytes());
+  for (ThreadSlot* slot : slots) slot->ring.HandBack();
+}
+
 void Recorder::WriterMain(Session& s) {
   s.writer_tid.store(gettid());
   prctl(PR_SET_NAME, "rastrace-writer");
@@ -229,6 +274,7 @@ void Recorder::WriterMain(Session& s) {
         break;
       }
       (void)sink.Flush();
+      CheckpointShm(s);
       // A busy round (a sizable part of a ring) means producers are outrunning the polls: go
       // straight to the next round.
       if (drained.bytes >= kBusyRoundBytes) continue;
@@ -266,6 +312,8 @@ void Recorder::WriterMain(Session& s) {
   if (auto closed = sink.Close(); !closed) s.error = closed.error();
   if (!s.error && sink.error()) s.error = *sink.error();
   FreeDrainedRetiredSlots();
+  // The log is complete: the flight recorder's files have nothing left to recover.
+  if (s.shm && !s.error) s.shm->RemoveFiles();
   recording_.store(false, std::memory_order_release);
   s.complete.store(true, std::memory_order_release);
 }
@@ -325,14 +373,22 @@ buffer::RingBuffer* Recorder::RegisterThread() {
   if (!recording() || end_requested_.load()) return nullptr;
   size_t bytes = 0;
   buffer::Mode mode = buffer::Mode::kAlternate;
+  std::shared_ptr<buffer::ShmProcess> shm;
   {
     std::lock_guard lock(slots_mutex_);
     bytes = slot_bytes_;
     mode = slot_mode_;
+    shm = slot_shm_;
   }
   // Allocated (and its pages touched) outside the lock: the other threads keep recording.
-  auto slot = std::make_unique<ThreadSlot>(bytes, mode, static_cast<uint64_t>(gettid()));
-  prctl(PR_GET_NAME, slot->name.data());
+  const auto tid = static_cast<uint64_t>(gettid());
+  std::array<char, 17> name{};
+  prctl(PR_GET_NAME, name.data());
+  std::unique_ptr<buffer::ShmRing> file;
+  if (shm) file = CreateShmRing(*shm, bytes, mode, tid, name.data());
+  auto slot = file ? std::make_unique<ThreadSlot>(std::move(file), mode, tid)
+                   : std::make_unique<ThreadSlot>(bytes, mode, tid);
+  slot->name = name;
   ThreadSlot* raw = slot.get();
   {
     std::lock_guard lock(slots_mutex_);
@@ -388,6 +444,7 @@ void Recorder::ChildAfterFork() {
   SetThreadRing(nullptr);
   pthread_setspecific(g_thread_key, nullptr);
   slots_.clear();
+  slot_shm_.reset();
   if (session_) {
     if (!session_->complete.load()) {
       fork_options_ = session_->options;

@@ -91,12 +91,15 @@ class Recorder {
   void WriterMain(Session& session);
   std::vector<ThreadSlot*> SnapshotSlots();
   void FreeDrainedRetiredSlots();
+  // --shm-path: after a flush, records what the log holds and hands drained space back.
+  void CheckpointShm(Session& session);
 
   mutable std::mutex control_mutex_;  // Start / Stop / SetChannel / fork
-  std::mutex slots_mutex_;            // slots_, slot_bytes_, slot_mode_
+  std::mutex slots_mutex_;            // slots_, slot_bytes_, slot_mode_, slot_shm_
   std::vector<std::unique_ptr<ThreadSlot>> slots_;
   size_t slot_bytes_ = kDefaultBufferBytes;
   buffer::Mode slot_mode_ = buffer::Mode::kAlternate;
+  std::shared_ptr<buffer::ShmProcess> slot_shm_;  // --shm-path: where new rings are placed
   std::unique_ptr<Session> session_;
   std::atomic<bool> recording_{false};
   std::atomic<bool> end_requested_{false};

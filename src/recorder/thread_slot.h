@@ -4,16 +4,22 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "buffer/ring_buffer.h"
+#include "buffer/shm_ring.h"
 
 namespace rastrace::recorder {
 
 struct ThreadSlot {
   ThreadSlot(size_t buffer_bytes, buffer::Mode mode, uint64_t thread_id)
       : ring(buffer_bytes, mode, thread_id) {}
+  // A ring in a flight-recorder file (--shm-path): it holds drained space until a checkpoint.
+  ThreadSlot(std::unique_ptr<buffer::ShmRing> file, buffer::Mode mode, uint64_t thread_id)
+      : ring(file->placement(/*hold=*/true), mode, thread_id), shm(std::move(file)) {}
 
   buffer::RingBuffer ring;
+  std::unique_ptr<buffer::ShmRing> shm;  // the file `ring` lives in, with --shm-path
   // The thread has exited: once drained, the writer frees the slot.
   std::atomic<bool> retired{false};
   std::array<char, 17> name{};  // as prctl(PR_GET_NAME) gave it when the thread registered

@@ -27,7 +27,7 @@ struct RecordArgs {
   bool single = false;
   bool stop_when_full = false;
   bool keep_old = false;
-  std::string buffer_size, log_size, include, exclude, channels, clock;
+  std::string buffer_size, log_size, include, exclude, channels, clock, shm_path;
   std::vector<std::string> command;
 };
 
@@ -50,6 +50,7 @@ std::vector<std::string> TraceWords(const RecordArgs& a) {
   add("-k", a.exclude);
   add("--channels", a.channels);
   add("--clock", a.clock);
+  add("--shm-path", a.shm_path);
   return words;
 }
 
@@ -133,6 +134,9 @@ const CommandRegistration kRecord{Command{
       sub.add_option("--channels", a->channels,
                      "Channels to record: 0,3 or 0-7 or all (default 0)");
       sub.add_option("--clock", a->clock, "auto (TSC when invariant), tsc or monotonic");
+      sub.add_option("--shm-path", a->shm_path,
+                     "Keep the buffers in files under DIR so that `rastrace recover DIR` can "
+                     "rebuild the log if CMD is killed");
       sub.add_option("command", a->command, "The command to run, after --")->required();
       sub.positionals_at_end();
       return [a] { return RunRecord(*a); };

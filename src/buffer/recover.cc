@@ -1,0 +1,435 @@
+#include "buffer/recover.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include "buffer/event_words.h"
+#include "buffer/shm_ring.h"
+#include "event/encode.h"
+#include "event/writer.h"
+
+namespace rastrace::buffer {
+namespace {
+
+// Closes a descriptor on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// A file of DIR mapped read-only and private: recovery never changes the recorder's files.
+Result<ShmMapping> MapForReading(int dir_fd, const std::string& dir, const std::string& name,
+                                 size_t min_bytes) {
+  Fd fd(openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError("{}/{}: cannot open: {}", dir, name, std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return MakeError("{}/{}: not a regular file", dir, name);
+  }
+  const auto bytes = static_cast<size_t>(st.st_size);
+  if (bytes < min_bytes) {
+    return MakeError("{}/{}: offset 0x0: file too short ({} bytes, need {})", dir, name, bytes,
+                     min_bytes);
+  }
+  void* address = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (address == MAP_FAILED)
+    return MakeError("{}/{}: cannot map: {}", dir, name, std::strerror(errno));
+  return ShmMapping(address, bytes);
+}
+
+Result<uint64_t> CheckMagic(uint64_t found, uint64_t expected, const std::string& what) {
+  if (found == expected) return found;
+  if (found == __builtin_bswap64(expected)) {
+    return MakeError("{}: offset 0x0: recorded on a machine of the other byte order", what);
+  }
+  return MakeError("{}: offset 0x0: not a rastrace flight recorder file (magic {:016x})", what,
+                   found);
+}
+
+// The length field of an event written by a hook can only take these values.
+bool PlausibleHookword(uint64_t hookword) {
+  const uint16_t flags = FlagsOf(hookword);
+  const uint16_t length = LengthOf(hookword);
+  if (flags & event::kFlagGeneric) return true;
+  if (flags & event::kFlag32BitData) return length % 4 == 0 && length <= 20;
+  return length % 8 == 0 && length <= 40;
+}
+
+struct RingState {
+  std::string file;
+  ShmMapping mapping;
+  const ShmRingHeader* header = nullptr;
+  const uint64_t* words = nullptr;
+  uint64_t mask = 0;
+  uint64_t position = 0;  // next event to take
+  uint64_t end = 0;       // the committed head
+  uint64_t lost_in_log = 0;
+  uint64_t last_timestamp = 0;
+  uint64_t recovered = 0;
+  bool named = false;
+  bool ended = false;  // the thread had ended and the log has all its events
+
+  uint64_t WordAt(uint64_t at) const { return words[at & mask]; }
+};
+
+void AppendEvent(const event::EventFields& fields, std::vector<uint8_t>& out) {
+  // Fields built here always encode.
+  (void)event::Encode(fields, event::Layout::k64, NativeByteOrder(), out);
+}
+
+void AppendThreadName(const RingState& ring, std::vector<uint8_t>& out) {
+  const std::string_view name(ring.header->name,
+                              strnlen(ring.header->name, sizeof ring.header->name));
+  std::vector<uint8_t> buffer(2 + name.size());
+  const auto length = static_cast<uint16_t>(name.size());
+  std::memcpy(buffer.data(), &length, 2);
+  std::memcpy(buffer.data() + 2, name.data(), name.size());
+  event::EventFields fields;
+  fields.hook_id = event::kHookUtil;
+  fields.subhook = event::kUtilThreadName;
+  fields.generic = true;
+  fields.generic_word = ring.header->thread_id;
+  fields.buffer = buffer;
+  fields.thread_id = ring.header->thread_id;
+  AppendEvent(fields, out);
+}
+
+void AppendWords(uint16_t hook, uint16_t subhook, std::initializer_list<uint64_t> words,
+                 uint64_t thread_id, uint64_t timestamp, std::vector<uint8_t>& out) {
+  event::EventFields fields;
+  fields.hook_id = hook;
+  fields.subhook = subhook;
+  fields.timestamped = true;
+  fields.word_count = static_cast<uint8_t>(words.size());
+  std::copy(words.begin(), words.end(), fields.words.begin());
+  fields.thread_id = thread_id;
+  fields.timestamp = timestamp;
+  AppendEvent(fields, out);
+}
+
+// Opens one ring file and decides where its unrecovered events start: after the events the log
+// held at checkpoint `seq`.
+Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string& name,
+                           uint64_t pid, uint64_t seq) {
+  RingState ring;
+  ring.file = dir + "/" + name;
+  auto mapping = MapForReading(dir_fd, dir, name, kShmPage);
+  if (!mapping) return mapping.error();
+  ring.mapping = std::move(*mapping);
+  ring.header = static_cast<const ShmRingHeader*>(ring.mapping.address());
+  const ShmRingHeader& h = *ring.header;
+  if (h.magic == 0) {
+    // The process died while creating this file: its thread had not recorded into it yet.
+    ring.ended = true;
+    return ring;
+  }
+  if (auto magic = CheckMagic(h.magic, kShmRingMagic, ring.file); !magic) return magic.error();
+  if (h.version != kShmLayoutVersion) {
+    return MakeError("{}: offset 0x8: layout version {} (this rastrace reads {})", ring.file,
+                     h.version, kShmLayoutVersion);
+  }
+  if (h.pid != pid)
+    return MakeError("{}: offset 0x10: pid {} (expected {})", ring.file, h.pid, pid);
+  const uint64_t capacity = h.capacity_words;
+  if (capacity == 0 || !std::has_single_bit(capacity) ||
+      ring.mapping.bytes() != kShmPage + capacity * 8) {
+    return MakeError("{}: offset 0x20: ring of {} words does not match the file's {} bytes",
+                     ring.file, capacity, ring.mapping.bytes());
+  }
+  ring.words = reinterpret_cast<const uint64_t*>(static_cast<const char*>(ring.mapping.address()) +
+                                                 kShmPage);
+  ring.mask = capacity - 1;
+  ring.end = h.control.shared.head.load(std::memory_order_acquire);
+  const uint64_t tail = h.control.consumer.tail.load(std::memory_order_acquire);
+
+  uint64_t start = 0;
+  const ShmRingCheckpoint& slot = h.checkpoint[seq % 2];
+  if (seq != 0 && slot.seq == seq) {
+    start = slot.read;
+    ring.lost_in_log = slot.lost_reported;
+    // Losses the writer counted itself (-s) are not in the ring's own count.
+    ring.lost_in_log -= std::min(slot.lost_by_writer, ring.lost_in_log);
+  } else if (h.released.load(std::memory_order_acquire) != 0 &&
+             seq > h.released_after_seq.load(std::memory_order_relaxed)) {
+    // The thread ended and a later checkpoint has all its events in the log.
+    ring.position = ring.end;
+    ring.lost_in_log = h.control.shared.lost.load(std::memory_order_relaxed);
+    ring.ended = true;
+    return ring;
+  }
+  // Circular mode moves the tail past overwritten events; they are counted as lost.
+  start = std::max(start, tail);
+  if (start > ring.end || ring.end - start > capacity) {
+    return MakeError(
+        "{}: offset 0x{:x}: committed position {} is not within the ring ({} words "
+        "from {})",
+        ring.file, offsetof(ShmRingHeader, control), ring.end, capacity, start);
+  }
+  ring.position = start;
+  return ring;
+}
+
+// Takes the next event of `ring` into `out`; false (with a warning) when the ring holds something
+// that is not a whole event, which ends that ring.
+bool TakeEvent(RingState& ring, std::vector<uint8_t>& out, std::vector<std::string>& warnings) {
+  const uint64_t hookword = ring.WordAt(ring.position);
+  const size_t words = EventWords(hookword);
+  if (!PlausibleHookword(hookword) || ring.position + words > ring.end) {
+    warnings.push_back(fmt::format(
+        "{}: offset 0x{:x}: not a whole event (hookword {:016x}); the rest of this ring ({} words) "
+        "is left out",
+        ring.file, kShmPage + (ring.position & ring.mask) * 8, hookword, ring.end - ring.position));
+    ring.position = ring.end;
+    return false;
+  }
+  const size_t at = out.size();
+  out.resize(at + words * 8);
+  for (size_t i = 0; i < words; ++i) {
+    const uint64_t word = ring.WordAt(ring.position + i);
+    std::memcpy(out.data() + at + i * 8, &word, 8);
+  }
+  if (FlagsOf(hookword) & event::kFlagTimestamp) {
+    ring.last_timestamp = ring.WordAt(ring.position + words - 1);
+  }
+  ring.position += words;
+  ++ring.recovered;
+  return true;
+}
+
+uint64_t OrderingTimestamp(const RingState& ring) {
+  const uint64_t hookword = ring.WordAt(ring.position);
+  const size_t words = EventWords(hookword);
+  if ((FlagsOf(hookword) & event::kFlagTimestamp) && ring.position + words <= ring.end) {
+    return ring.WordAt(ring.position + words - 1);
+  }
+  return ring.last_timestamp;
+}
+
+// The bytes of the process's own log up to the checkpoint, without the magic.
+Result<std::vector<uint8_t>> ReadLogPrefix(const std::string& path, uint64_t bytes) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError("{}: cannot open: {}", path, std::strerror(errno));
+  std::vector<uint8_t> data(bytes);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = pread(fd.get(), data.data() + done, bytes - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return MakeError("{}: offset 0x{:x}: the log ends before its checkpoint ({} bytes)", path,
+                       done, bytes);
+    }
+    done += static_cast<size_t>(n);
+  }
+  uint32_t magic = 0;
+  if (bytes >= 4) std::memcpy(&magic, data.data(), 4);
+  if (magic != event::kMagic64) {
+    return MakeError("{}: offset 0x0: not the log this process was writing (magic {:08x})", path,
+                     magic);
+  }
+  data.erase(data.begin(), data.begin() + 4);
+  return data;
+}
+
+bool ParsePid(std::string_view text, uint64_t* pid) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *pid);
+  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+// Names of DIR's files: the .proc files' pids, and every ring file of `pid`.
+Result<std::vector<std::string>> ListNames(int dir_fd, const std::string& dir) {
+  const int copy = dup(dir_fd);
+  if (copy < 0) return MakeError("{}: {}", dir, std::strerror(errno));
+  std::unique_ptr<DIR, int (*)(DIR*)> stream(fdopendir(copy), closedir);
+  if (!stream) {
+    close(copy);
+    return MakeError("{}: cannot list: {}", dir, std::strerror(errno));
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = readdir(stream.get())) names.emplace_back(entry->d_name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<uint64_t> ProcessesIn(const std::vector<std::string>& names) {
+  std::vector<uint64_t> pids;
+  for (std::string_view name : names) {
+    if (!name.starts_with("rastrace-") || !name.ends_with(".proc")) continue;
+    name.remove_prefix(9);
+    name.remove_suffix(5);
+    if (uint64_t pid = 0; ParsePid(name, &pid)) pids.push_back(pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> ListRecordedProcesses(const std::string& dir) {
+  auto dir_fd = OpenShmDirectory(dir);
+  if (!dir_fd) return dir_fd.error();
+  Fd owner(*dir_fd);
+  auto names = ListNames(owner.get(), dir);
+  if (!names) return names.error();
+  return ProcessesIn(*names);
+}
+
+Result<RecoverSummary> Recover(const RecoverOptions& options) {
+  auto opened = OpenShmDirectory(options.dir);
+  if (!opened) return opened.error();
+  Fd dir_fd(*opened);
+  auto names = ListNames(dir_fd.get(), options.dir);
+  if (!names) return names.error();
+  const std::vector<uint64_t> pids = ProcessesIn(*names);
+
+  RecoverSummary summary;
+  if (options.pid) {
+    if (std::find(pids.begin(), pids.end(), *options.pid) == pids.end()) {
+      return MakeError("{}: no flight recorder files of process {}", options.dir, *options.pid);
+    }
+    summary.pid = *options.pid;
+  } else if (pids.size() == 1) {
+    summary.pid = pids[0];
+  } else if (pids.empty()) {
+    return MakeError("{}: no flight recorder files (rastrace-PID.proc)", options.dir);
+  } else {
+    return MakeError("{}: files of {} processes ({}): choose one with -p PID", options.dir,
+                     pids.size(), fmt::join(pids, ", "));
+  }
+
+  // The process file: header events, log path, the last checkpoint.
+  const std::string proc_name = fmt::format("rastrace-{}.proc", summary.pid);
+  const std::string proc_file = options.dir + "/" + proc_name;
+  auto proc_mapping = MapForReading(dir_fd.get(), options.dir, proc_name, kShmProcessEventsOffset);
+  if (!proc_mapping) return proc_mapping.error();
+  const auto* base = static_cast<const char*>(proc_mapping->address());
+  const auto& proc = *reinterpret_cast<const ShmProcessHeader*>(base);
+  if (auto magic = CheckMagic(proc.magic, kShmProcessMagic, proc_file); !magic) {
+    return magic.error();
+  }
+  if (proc.version != kShmLayoutVersion) {
+    return MakeError("{}: offset 0x8: layout version {} (this rastrace reads {})", proc_file,
+                     proc.version, kShmLayoutVersion);
+  }
+  if (kShmProcessEventsOffset + uint64_t{proc.header_events_bytes} + proc.log_path_bytes >
+      proc_mapping->bytes()) {
+    return MakeError("{}: offset 0x{:x}: header events and log path run past the end of the file",
+                     proc_file, offsetof(ShmProcessHeader, header_events_bytes));
+  }
+  const std::span<const uint8_t> header_events(
+      reinterpret_cast<const uint8_t*>(base + kShmProcessEventsOffset), proc.header_events_bytes);
+  summary.log_path.assign(base + kShmProcessEventsOffset + proc.header_events_bytes,
+                          proc.log_path_bytes);
+  summary.completed_normally = proc.complete.load() != 0;
+  const uint64_t seq = proc.checkpoint_seq.load(std::memory_order_acquire);
+  const uint64_t log_bytes = seq != 0 ? proc.log_bytes[seq % 2] : 0;
+
+  std::vector<uint8_t> out;
+  if (log_bytes > 4 && summary.log_path != "-") {
+    auto prefix = ReadLogPrefix(summary.log_path, log_bytes);
+    if (prefix) {
+      out = std::move(*prefix);
+      summary.log_prefix_bytes = log_bytes;
+    } else {
+      summary.warnings.push_back(fmt::format(
+          "{}; the recovered log starts with the header and holds only the events still in the "
+          "rings",
+          prefix.error().message));
+    }
+  }
+  if (out.empty()) out.assign(header_events.begin(), header_events.end());
+
+  // The rings of this process.
+  const std::string ring_prefix = fmt::format("rastrace-{}-", summary.pid);
+  std::vector<RingState> rings;
+  for (const std::string& name : *names) {
+    if (!name.starts_with(ring_prefix) || !name.ends_with(".ring")) continue;
+    auto ring = OpenRing(dir_fd.get(), options.dir, name, summary.pid, seq);
+    if (!ring) {
+      summary.warnings.push_back(ring.error().message + "; this ring is left out");
+      continue;
+    }
+    rings.push_back(std::move(*ring));
+  }
+  summary.rings = static_cast<uint64_t>(
+      std::count_if(rings.begin(), rings.end(), [](const RingState& r) { return !r.ended; }));
+
+  // Merge by timestamp, as the writer does (an untimestamped event sorts with its thread's last).
+  uint64_t newest = 0;
+  for (;;) {
+    RingState* best = nullptr;
+    uint64_t best_ts = 0;
+    for (RingState& ring : rings) {
+      if (ring.position >= ring.end) continue;
+      const uint64_t ts = OrderingTimestamp(ring);
+      if (best == nullptr || ts < best_ts) {
+        best = &ring;
+        best_ts = ts;
+      }
+    }
+    if (best == nullptr) break;
+    if (!best->named) {
+      AppendThreadName(*best, out);
+      best->named = true;
+    }
+    if (TakeEvent(*best, out, summary.warnings)) {
+      ++summary.events_recovered;
+      newest = std::max(newest, best->last_timestamp);
+    }
+  }
+  for (const RingState& ring : rings) {
+    if (ring.ended) continue;
+    const uint64_t lost = ring.header->control.shared.lost.load(std::memory_order_relaxed);
+    if (lost > ring.lost_in_log) {
+      AppendWords(event::kHookLost, 0, {lost - ring.lost_in_log, ring.header->thread_id},
+                  ring.header->thread_id, newest, out);
+      summary.events_lost += lost - ring.lost_in_log;
+    }
+  }
+  if (!summary.completed_normally) {
+    for (const RingState& ring : rings) {
+      if (ring.ended) continue;
+      AppendWords(event::kHookUtil, kUtilTraceCut,
+                  {summary.pid, ring.header->thread_id, ring.recovered}, ring.header->thread_id,
+                  newest, out);
+    }
+  }
+
+  event::WriterOptions writer_options;
+  writer_options.overwrite = options.force;
+  auto writer = event::LogWriter::Create(options.output, writer_options);
+  if (!writer) return writer.error();
+  if (auto wrote = writer->WriteEncoded(out); !wrote) return wrote.error();
+  if (auto closed = writer->Close(); !closed) return closed.error();
+
+  if (options.remove_files) {
+    unlinkat(dir_fd.get(), proc_name.c_str(), 0);
+    for (const RingState& ring : rings) {
+      unlinkat(dir_fd.get(), ring.file.substr(options.dir.size() + 1).c_str(), 0);
+    }
+  }
+  return summary;
+}
+
+}  // namespace rastrace::buffer

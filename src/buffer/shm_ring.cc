@@ -1,0 +1,207 @@
+#include "buffer/shm_ring.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+namespace rastrace::buffer {
+namespace {
+
+size_t RoundToPage(size_t bytes) {
+  return (bytes + kShmPage - 1) / kShmPage * kShmPage;
+}
+
+// Creates DIR/name (0600, never through a symlink, replacing only a regular file of ours left by
+// an earlier process with the same pid), sizes it and maps it shared.
+Result<ShmMapping> CreateMappedFile(int dir_fd, const std::string& dir, const std::string& name,
+                                    size_t bytes) {
+  const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat(dir_fd, name.c_str(), flags, 0600);
+  if (fd < 0 && errno == EEXIST) {
+    struct stat st {};
+    if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid()) {
+      unlinkat(dir_fd, name.c_str(), 0);
+      fd = openat(dir_fd, name.c_str(), flags, 0600);
+    } else {
+      errno = EEXIST;
+    }
+  }
+  if (fd < 0) return MakeError("{}/{}: cannot create: {}", dir, name, std::strerror(errno));
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    const int err = errno;
+    close(fd);
+    unlinkat(dir_fd, name.c_str(), 0);
+    return MakeError("{}/{}: cannot size to {} bytes: {}", dir, name, bytes, std::strerror(err));
+  }
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int err = errno;
+  close(fd);
+  if (address == MAP_FAILED) {
+    unlinkat(dir_fd, name.c_str(), 0);
+    return MakeError("{}/{}: cannot map: {}", dir, name, std::strerror(err));
+  }
+  return ShmMapping(address, bytes);
+}
+
+}  // namespace
+
+ShmMapping::ShmMapping(ShmMapping&& other) noexcept
+    : address_(std::exchange(other.address_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+ShmMapping& ShmMapping::operator=(ShmMapping&& other) noexcept {
+  if (this != &other) {
+    if (address_ != nullptr) munmap(address_, bytes_);
+    address_ = std::exchange(other.address_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+ShmMapping::~ShmMapping() {
+  if (address_ != nullptr) munmap(address_, bytes_);
+}
+
+Result<int> OpenShmDirectory(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP || errno == ENOTDIR) {
+      return MakeError("{}: not a directory (a symlink is refused)", dir);
+    }
+    return MakeError("{}: cannot open: {}", dir, std::strerror(errno));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+    close(fd);
+    return MakeError("{}: not owned by this user (uid {})", dir, geteuid());
+  }
+  return fd;
+}
+
+// ---- ShmRing
+
+ShmRing::ShmRing(ShmMapping mapping, std::shared_ptr<const ShmProcess> process)
+    : mapping_(std::move(mapping)), process_(std::move(process)), owner_(getpid()) {}
+
+ShmRing::~ShmRing() {
+  if (getpid() != owner_ || mapping_.address() == nullptr) return;
+  auto* header = static_cast<ShmRingHeader*>(mapping_.address());
+  header->released_after_seq.store(process_->published_checkpoint(), std::memory_order_relaxed);
+  header->released.store(1, std::memory_order_release);
+}
+
+RingPlacement ShmRing::placement(bool hold) const {
+  auto* header = static_cast<ShmRingHeader*>(mapping_.address());
+  RingPlacement placement;
+  placement.words = reinterpret_cast<uint64_t*>(static_cast<char*>(mapping_.address()) + kShmPage);
+  placement.capacity_words = header->capacity_words;
+  placement.control = &header->control;
+  placement.hold_until_handed_back = hold;
+  return placement;
+}
+
+void ShmRing::WriteCheckpoint(const ShmRingCheckpoint& checkpoint) {
+  auto* header = static_cast<ShmRingHeader*>(mapping_.address());
+  header->checkpoint[checkpoint.seq % 2] = checkpoint;
+}
+
+// ---- ShmProcess
+
+ShmProcess::ShmProcess(std::string dir, int dir_fd, ShmMapping mapping)
+    : dir_(std::move(dir)), dir_fd_(dir_fd), mapping_(std::move(mapping)), pid_(getpid()) {}
+
+ShmProcess::~ShmProcess() {
+  if (dir_fd_ >= 0) close(dir_fd_);
+}
+
+ShmProcessHeader* ShmProcess::header() const {
+  return static_cast<ShmProcessHeader*>(mapping_.address());
+}
+
+Result<std::shared_ptr<ShmProcess>> ShmProcess::Create(const std::string& dir, Mode mode,
+                                                       std::span<const uint8_t> header_events,
+                                                       std::string_view log_path) {
+  auto dir_fd = OpenShmDirectory(dir);
+  if (!dir_fd) return dir_fd.error();
+  const std::string name = fmt::format("rastrace-{}.proc", getpid());
+  const size_t bytes =
+      RoundToPage(kShmProcessEventsOffset + header_events.size() + log_path.size());
+  auto mapping = CreateMappedFile(*dir_fd, dir, name, bytes);
+  if (!mapping) {
+    close(*dir_fd);
+    return mapping.error();
+  }
+  auto* base = static_cast<char*>(mapping->address());
+  auto* header = std::construct_at(reinterpret_cast<ShmProcessHeader*>(base));
+  header->version = kShmLayoutVersion;
+  header->mode = static_cast<uint32_t>(mode);
+  header->pid = static_cast<uint64_t>(getpid());
+  header->header_events_bytes = static_cast<uint32_t>(header_events.size());
+  header->log_path_bytes = static_cast<uint32_t>(log_path.size());
+  if (!header_events.empty()) {
+    std::memcpy(base + kShmProcessEventsOffset, header_events.data(), header_events.size());
+  }
+  if (!log_path.empty()) {
+    std::memcpy(base + kShmProcessEventsOffset + header_events.size(), log_path.data(),
+                log_path.size());
+  }
+  // The magic last: a file without it was never complete and is not recovered.
+  std::atomic_thread_fence(std::memory_order_release);
+  header->magic = kShmProcessMagic;
+  return std::make_shared<ShmProcess>(dir, *dir_fd, std::move(*mapping));
+}
+
+Result<std::unique_ptr<ShmRing>> ShmProcess::CreateRing(size_t capacity_bytes, Mode mode,
+                                                        uint64_t thread_id, std::string_view name) {
+  const size_t bytes =
+      std::bit_ceil(std::clamp(capacity_bytes, RingBuffer::kMinBytes, RingBuffer::kMaxBytes));
+  const std::string file =
+      fmt::format("rastrace-{}-{}.ring", pid_, rings_created_.fetch_add(1) + 1);
+  auto mapping = CreateMappedFile(dir_fd_, dir_, file, kShmPage + bytes);
+  if (!mapping) return mapping.error();
+  auto* header = std::construct_at(static_cast<ShmRingHeader*>(mapping->address()));
+  header->version = kShmLayoutVersion;
+  header->mode = static_cast<uint32_t>(mode);
+  header->pid = static_cast<uint64_t>(pid_);
+  header->thread_id = thread_id;
+  header->capacity_words = bytes / 8;
+  std::memcpy(header->name, name.data(), std::min(name.size(), sizeof header->name - 1));
+  // Touching every page now keeps page faults off the hot path (as the heap ring does).
+  std::memset(static_cast<char*>(mapping->address()) + kShmPage, 0, bytes);
+  std::atomic_thread_fence(std::memory_order_release);
+  header->magic = kShmRingMagic;
+  return std::make_unique<ShmRing>(std::move(*mapping), shared_from_this());
+}
+
+uint64_t ShmProcess::next_checkpoint() const {
+  return header()->checkpoint_seq.load(std::memory_order_relaxed) + 1;
+}
+
+uint64_t ShmProcess::published_checkpoint() const {
+  return header()->checkpoint_seq.load(std::memory_order_acquire);
+}
+
+void ShmProcess::PublishCheckpoint(uint64_t seq, uint64_t log_bytes) {
+  header()->log_bytes[seq % 2] = log_bytes;
+  // Every ring's slot and the log size are stored before the sequence number that selects them.
+  header()->checkpoint_seq.store(seq, std::memory_order_release);
+}
+
+void ShmProcess::RemoveFiles() {
+  header()->complete.store(1, std::memory_order_release);
+  unlinkat(dir_fd_, fmt::format("rastrace-{}.proc", pid_).c_str(), 0);
+  for (uint64_t n = 1; n <= rings_created_.load(); ++n) {
+    unlinkat(dir_fd_, fmt::format("rastrace-{}-{}.ring", pid_, n).c_str(), 0);
+  }
+}
+
+}  // namespace rastrace::buffer

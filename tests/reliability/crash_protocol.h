@@ -1,0 +1,20 @@
+// What the crash writer and the crash test share: the counter file's layout and the hook ids.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace rastrace::reliability {
+
+// Mapped MAP_SHARED by both processes; the writer's stores survive its SIGKILL.
+struct Counters {
+  std::atomic<uint64_t> started{0};
+  std::atomic<uint64_t> committed[2]{};  // per thread: the last hook number that returned
+};
+
+// Thread `index` records hook 0x0E1n (template E1n), subhook 0.
+constexpr uint32_t HookWord(unsigned index) {
+  return (0x0E10u + index) << 16;
+}
+
+}  // namespace rastrace::reliability
