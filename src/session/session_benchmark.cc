@@ -27,10 +27,13 @@ std::string TempDir() {
   return dir;
 }
 
+// An attached process runs the in-process recorder with the session's clock: the TSC when the
+// machine has an invariant one (the argument 1), CLOCK_MONOTONIC otherwise (0).
 void BM_AttachedProcessHook(benchmark::State& state) {
   recorder::RecorderOptions options;
   options.log_path = TempDir() + "/hooks.trc";
-  options.clock = recorder::ClockChoice::kMonotonic;  // what an attached process uses
+  options.clock =
+      state.range(0) != 0 ? recorder::ClockChoice::kTsc : recorder::ClockChoice::kMonotonic;
   std::filesystem::remove(options.log_path);
   auto started = recorder::Recorder::Get().Start(options);
   if (!started) {
@@ -38,12 +41,12 @@ void BM_AttachedProcessHook(benchmark::State& state) {
     return;
   }
   uint64_t i = 0;
-  for (auto _ : state) TRCHKL2T(0x02000000, i++, 7);
+  for (auto _ : state) TRCHKL5T(0x02000000, i++, 2, 3, 4, 5);
   (void)recorder::Recorder::Get().Stop();
   std::filesystem::remove_all(TempDir());
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_AttachedProcessHook);
+BENCHMARK(BM_AttachedProcessHook)->Arg(1)->Arg(0);
 
 void BM_KernelLineToHook(benchmark::State& state) {
   const std::string lines[] = {
