@@ -239,6 +239,9 @@ TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   EXPECT_NE(on.out.find("1 tracepoints attached to process " + std::to_string(program)),
             std::string::npos)
       << on.out;
+  auto twice = RunCommand({Bin("trace"), "on", "sample.tsf", "-p", std::to_string(program)}, dir_);
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("is already traced"), std::string::npos) << twice.err;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   auto off = RunCommand({Bin("trace"), "off"}, dir_);
   EXPECT_EQ(off.exit_code, 0) << off.err;

@@ -278,6 +278,14 @@ int TraceOn(int argc, char** argv) {
                    : engine == "ptrace" ? EngineChoice::kPtrace
                                         : EngineChoice::kAuto;
   if (options.output.empty()) options.output = options.log ? "dyntrace.trc" : "dyntrace.sav";
+  for (const dyntrace::SessionState& state : dyntrace::ListStates()) {
+    if (options.pid != 0 && state.target == options.pid) {
+      fmt::print(stderr,
+                 "trace on: process {} is already traced (tracer {}); `trace off -p {}` first\n",
+                 options.pid, state.tracer, options.pid);
+      return 1;
+    }
+  }
   if (!command.empty() || foreground) return RunForeground(options);
   return RunDaemon(options);
 }
