@@ -26,8 +26,9 @@
 namespace rastrace::dyntrace {
 namespace {
 
-constexpr size_t kRingPages = 256;  // data pages per CPU (1 MiB)
-constexpr uint32_t kStackBytes = 8192;
+constexpr size_t kRingPages = 512;  // data pages per CPU (2 MiB)
+// Enough for the frames of the probed function and its callers; more would fill the rings.
+constexpr uint32_t kStackBytes = 2048;
 
 // The perf_event_x86_regs bit of each register (AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS
 // GS R8..R15). The kernel refuses DS ES FS GS for 64-bit tasks: those record 0 on this engine.
