@@ -388,6 +388,70 @@ TEST_F(PtraceTest, AttachesAndDetachesWhileTheProgramRuns) {
       });
 }
 
+// Attaching to a process whose four threads already run: every thread is attached.
+template <class AttachAndRun>
+void AttachToRunningThreads(AttachAndRun attach_and_run) {
+  int output_fd = -1;
+  pid_t child = StartPlain({TestProgram("dt_threads"), "150", "3000"}, output_fd);
+  ASSERT_GT(child, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  tsf::Module module =
+      ParseModule("MODNAME = dt_threads\nMAJOR = 0x66\nTRACE TP=.worker_step, REGS=(RDI,RSI)\n");
+  auto maps = ReadMaps(child);
+  ASSERT_TRUE(maps);
+  auto selected = SelectTracepoints(module, {});
+  ASSERT_TRUE(selected);
+  auto compiled = ResolveTracepoints(module, *selected, child, *maps, "");
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  CollectingSink sink;
+  attach_and_run(child, *compiled, sink);
+  std::string output = ReadAll(output_fd);
+  close(output_fd);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(output, RunPlain({TestProgram("dt_threads"), "150"}));
+  std::set<uint64_t> threads;
+  for (const CollectedHit& hit : sink.hits) threads.insert(LoadLe(hit.data, 0, 8));
+  EXPECT_EQ(threads.size(), 4u);
+}
+
+TEST_F(PtraceTest, AttachesToEveryThreadOfARunningProcess) {
+  AttachToRunningThreads(
+      [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
+        auto engine = PtraceEngine::Attach(child, compiled, sink, false);
+        ASSERT_TRUE(engine) << engine.error().message;
+        std::atomic<bool> stop{false};
+        std::thread stopper([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(150));
+          stop = true;
+        });
+        int status = 0;
+        bool exited = false;
+        auto ran = (*engine)->Run(stop, status, exited);
+        stopper.join();
+        ASSERT_TRUE(ran) << ran.error().message;
+        EXPECT_TRUE((*engine)->Detach());
+      });
+}
+
+TEST_F(UprobeTest, AttachesToEveryThreadOfARunningProcess) {
+  AttachToRunningThreads(
+      [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
+        auto engine = UprobeEngine::Attach(child, compiled, sink);
+        ASSERT_TRUE(engine) << engine.error().message;
+        std::atomic<bool> stop{false};
+        std::thread stopper([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(150));
+          stop = true;
+        });
+        auto ran = (*engine)->Run(stop, [](pid_t) { return true; });
+        stopper.join();
+        ASSERT_TRUE(ran) << ran.error().message;
+        (*engine)->Detach();
+      });
+}
+
 TEST_F(UprobeTest, AttachesAndDetachesWhileTheProgramRuns) {
   AttachDetachWhileRunning(
       false, [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
