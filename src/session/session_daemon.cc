@@ -286,6 +286,7 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
           "librastrace are",
           tracefs.error().message));
     } else {
+      RemoveStaleInstances(*tracefs);
       const uint64_t buffer_kb = std::max<uint64_t>(config_.log.buffer_bytes / 1024, 64);
       auto kernel = KernelCollector::Start(
           *tracefs, "rastrace-" + std::to_string(getpid()), procs + "/kernel.trc", config_.allowed,

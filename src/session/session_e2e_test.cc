@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -378,8 +379,18 @@ TEST_F(SessionE2E, PerCpuLogs) {
 TEST_F(SessionE2E, KernelEvents) {
   if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
   const std::string log = dir_ + "/kernel";
+  // The instance of a daemon that died (a pid that no longer exists) is removed at the next start.
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  std::string tracefs = "/sys/kernel/tracing";
+  if (access((tracefs + "/instances").c_str(), F_OK) != 0) tracefs = "/sys/kernel/debug/tracing";
+  const std::string stale = tracefs + "/instances/rastrace-" + std::to_string(dead);
+  ASSERT_EQ(mkdir(stale.c_str(), 0700), 0) << stale;
   Outcome start = Exec({Bin("trace"), "-a", "-o", log});
   ASSERT_EQ(start.status, 0) << start.err;
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  if (std::filesystem::exists(stale)) rmdir(stale.c_str());
   Outcome hook = Exec({Hooker(), "020", "10"});
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
   const uint64_t pid = std::stoull(hook.out);

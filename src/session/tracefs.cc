@@ -1,6 +1,8 @@
 #include "session/tracefs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,6 +48,26 @@ Result<std::string> FindTracefs() {
   }
   if (Exists("/sys/kernel/tracing/instances")) return std::string("/sys/kernel/tracing");
   return MakeError("tracefs has no instances directory");
+}
+
+void RemoveStaleInstances(const std::string& tracefs) {
+  const std::string dir = tracefs + "/instances";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> stale;
+  while (dirent* entry = readdir(d)) {
+    std::string_view name = entry->d_name;
+    if (!name.starts_with("rastrace-")) continue;
+    const long pid = std::strtol(entry->d_name + 9, nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      stale.emplace_back(name);
+    }
+  }
+  closedir(d);
+  for (const std::string& name : stale) {
+    // The destructor turns the instance off and removes it.
+    TracefsInstance gone(dir + "/" + name, -1);
+  }
 }
 
 Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, const std::string& name,

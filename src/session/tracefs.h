@@ -15,6 +15,10 @@ namespace rastrace::session {
 // why kernel events are unavailable.
 Result<std::string> FindTracefs();
 
+// Removes the instances left by session daemons that died without cleaning up (their buffers
+// would otherwise stay allocated and tracing).
+void RemoveStaleInstances(const std::string& tracefs);
+
 class TracefsInstance {
  public:
   // Creates the instance, selects `clock` ("mono" or "x86-tsc"), enables the tracepoints of every
@@ -35,6 +39,7 @@ class TracefsInstance {
   const std::string& path() const { return path_; }
 
  private:
+  friend void RemoveStaleInstances(const std::string& tracefs);
   TracefsInstance(std::string path, int pipe_fd) : path_(std::move(path)), pipe_fd_(pipe_fd) {}
   std::string path_;
   int pipe_fd_ = -1;
