@@ -183,6 +183,13 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
   }
   impl->output = std::move(*output);
 
+  if (impl->engine == EngineChoice::kUprobe &&
+      !std::all_of(compiled->begin(), compiled->end(),
+                   [](const CompiledTracepoint& t) { return t.RegistersOnly(); })) {
+    impl->warnings.push_back(
+        "the uprobe engine reads memory outside the sampled stack after the hit, not at it; "
+        "-e ptrace reads it exactly");
+  }
   if (impl->engine == EngineChoice::kUprobe) {
     auto engine = UprobeEngine::Attach(impl->target, *compiled, *impl->output);
     if (engine) {
