@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace rastrace::buffer {
 
@@ -67,6 +69,24 @@ bool RingBuffer::MakeRoom(size_t words) {
     case Mode::kAlternate:
       CountLost();
       return false;
+    case Mode::kBlocking: {
+      // Wait for the writer; give up only when it has made no progress for a long time (it
+      // stopped, or the process is stopping), so the wait is bounded and the loss still counted.
+      auto last_progress = std::chrono::steady_clock::now();
+      for (uint64_t seen = producer_.cached_tail;;) {
+        std::this_thread::yield();
+        producer_.cached_tail = control.consumer.tail.load(std::memory_order_acquire);
+        if (head + words - producer_.cached_tail <= capacity) return true;
+        const auto now = std::chrono::steady_clock::now();
+        if (producer_.cached_tail != seen) {
+          seen = producer_.cached_tail;
+          last_progress = now;
+        } else if (now - last_progress > kBlockingPatience) {
+          CountLost();
+          return false;
+        }
+      }
+    }
     case Mode::kSingle:
       CountLost();
       control.shared.full.store(true, std::memory_order_relaxed);

@@ -11,7 +11,10 @@
 //  - circular:  the oldest whole events are overwritten and counted; the ring is drained once,
 //               after the producer has stopped;
 //  - single:    the event is dropped and counted and the ring reports itself full, which ends
-//               tracing; the ring is drained once, after the producer has stopped.
+//               tracing; the ring is drained once, after the producer has stopped;
+//  - blocking:  alternate, except that the producer waits (yielding) for the writer to make room;
+//               only a writer that makes no progress for kBlockingPatience drops (and counts) it,
+//               so a stopped writer can never hang the program.
 // Every event that is dropped or overwritten is counted in lost(): nothing is lost silently.
 //
 // Placement: the words and the published positions (RingControl) live in the ring object's own
@@ -22,6 +25,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -30,7 +34,7 @@
 
 namespace rastrace::buffer {
 
-enum class Mode : uint8_t { kAlternate = 0, kCircular = 1, kSingle = 2 };
+enum class Mode : uint8_t { kAlternate = 0, kCircular = 1, kSingle = 2, kBlocking = 3 };
 
 inline constexpr size_t kCacheLine = 64;
 
@@ -68,6 +72,8 @@ class RingBuffer {
  public:
   static constexpr size_t kMinBytes = 4096;
   static constexpr size_t kMaxBytes = size_t{1} << 34;
+  // Blocking mode: how long a producer waits for a writer that makes no progress.
+  static constexpr std::chrono::milliseconds kBlockingPatience{500};
 
   // `capacity_bytes` is clamped to [kMinBytes, kMaxBytes] and rounded up to a power of two. The
   // memory is allocated and touched here, so the first events do not take page faults.

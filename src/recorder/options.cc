@@ -29,8 +29,9 @@ Result<buffer::Mode> ParseMode(std::string_view text) {
   if (text == "alternate") return buffer::Mode::kAlternate;
   if (text == "circular") return buffer::Mode::kCircular;
   if (text == "single") return buffer::Mode::kSingle;
-  return MakeError("RASTRACE_MODE: '{}' is not a mode (expected alternate, circular or single)",
-                   text);
+  if (text == "blocking") return buffer::Mode::kBlocking;
+  return MakeError(
+      "RASTRACE_MODE: '{}' is not a mode (expected alternate, circular, single or blocking)", text);
 }
 
 const char* ModeName(buffer::Mode mode) {
@@ -39,6 +40,8 @@ const char* ModeName(buffer::Mode mode) {
       return "circular";
     case buffer::Mode::kSingle:
       return "single";
+    case buffer::Mode::kBlocking:
+      return "blocking";
     case buffer::Mode::kAlternate:
       break;
   }
@@ -163,6 +166,8 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
       options.mode = buffer::Mode::kCircular;
     } else if (arg == "-f") {
       options.mode = buffer::Mode::kSingle;
+    } else if (arg == "--blocking") {
+      options.mode = buffer::Mode::kBlocking;
     } else if (arg == "-s") {
       options.log_full = LogFull::kStop;
     } else if (arg == "-c") {
@@ -199,7 +204,8 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
       }
     } else {
       return MakeError(
-          "unknown trace option '{}' (expected -o LOG, -l, -f, -T SIZE, -L SIZE, -s, -c, -j IDS, "
+          "unknown trace option '{}' (expected -o LOG, -l, -f, --blocking, -T SIZE, -L SIZE, -s, "
+          "-c, -j IDS, "
           "-k IDS, --channels LIST, --clock CLOCK, --shm-path DIR)",
           arg);
     }

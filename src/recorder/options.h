@@ -22,7 +22,7 @@ inline constexpr uint64_t kDefaultBufferBytes = uint64_t{4} << 20;
 
 struct RecorderOptions {
   std::string log_path = "trcfile";              // -o
-  buffer::Mode mode = buffer::Mode::kAlternate;  // -l circular, -f single
+  buffer::Mode mode = buffer::Mode::kAlternate;  // -l circular, -f single, --blocking
   uint64_t buffer_bytes = kDefaultBufferBytes;   // -T, per thread
   uint64_t log_bytes = 0;                        // -L, 0 = no limit
   LogFull log_full = LogFull::kRotate;           // -s: kStop

@@ -257,7 +257,8 @@ void Recorder::WriterMain(Session& s) {
   // Short sleeps must be short: the default 50 us timer slack would stretch every poll.
   prctl(PR_SET_TIMERSLACK, 1000UL);
   LogSink& sink = *s.sink;
-  const bool streaming = s.options.mode == buffer::Mode::kAlternate;
+  const bool streaming =
+      s.options.mode == buffer::Mode::kAlternate || s.options.mode == buffer::Mode::kBlocking;
   std::chrono::microseconds poll = kMaxPoll;
   auto should_end = [&] {
     return s.stop_flag.load() || s.fatal_flush.load() || end_requested_.load();

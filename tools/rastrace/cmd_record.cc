@@ -25,6 +25,7 @@ struct RecordArgs {
   std::string log = "trcfile";
   bool circular = false;
   bool single = false;
+  bool blocking = false;
   bool stop_when_full = false;
   bool keep_old = false;
   std::string buffer_size, log_size, include, exclude, channels, clock, shm_path;
@@ -36,6 +37,7 @@ std::vector<std::string> TraceWords(const RecordArgs& a) {
   std::vector<std::string> words = {"-o", a.log};
   if (a.circular) words.push_back("-l");
   if (a.single) words.push_back("-f");
+  if (a.blocking) words.push_back("--blocking");
   if (a.stop_when_full) words.push_back("-s");
   if (a.keep_old) words.push_back("-c");
   auto add = [&](const char* flag, const std::string& value) {
@@ -57,6 +59,10 @@ std::vector<std::string> TraceWords(const RecordArgs& a) {
 int RunRecord(const RecordArgs& args) {
   if (args.circular && args.single) {
     fmt::print(stderr, "rastrace record: -l (circular) and -f (single) exclude each other\n");
+    return 2;
+  }
+  if (args.blocking && (args.circular || args.single)) {
+    fmt::print(stderr, "rastrace record: --blocking excludes -l (circular) and -f (single)\n");
     return 2;
   }
   auto options = recorder::ParseTraceArgs(TraceWords(args));
@@ -125,6 +131,9 @@ const CommandRegistration kRecord{Command{
       sub.add_flag("-l", a->circular,
                    "Circular mode: keep the newest events in memory, write them at the end");
       sub.add_flag("-f", a->single, "Single mode: stop tracing when a buffer is full");
+      sub.add_flag("--blocking", a->blocking,
+                   "Blocking mode: a hook whose buffer is full waits for the writer (nothing is "
+                   "lost while the writer runs)");
       sub.add_option("-T", a->buffer_size, "Buffer size per thread (bytes, K, M, G; default 4M)");
       sub.add_option("-L", a->log_size, "Log size limit (default none); a full log rotates");
       sub.add_flag("-s", a->stop_when_full, "Stop tracing when the log is full (no rotation)");
