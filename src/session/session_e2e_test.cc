@@ -276,6 +276,26 @@ TEST_F(SessionE2E, RuntimeDirectoryOfAnotherModeIsRefused) {
   EXPECT_NE(start.err.find("lets other users in"), std::string::npos) << start.err;
 }
 
+TEST_F(SessionE2E, SymlinkedRuntimeDirectoryIsRefused) {
+  std::filesystem::create_directories(dir_ + "/elsewhere");
+  chmod((dir_ + "/elsewhere").c_str(), 0700);
+  std::filesystem::create_directory_symlink(dir_ + "/elsewhere", dir_ + "/run");
+  Outcome start = Exec({Bin("trace"), "-a", "-o", dir_ + "/log"});
+  EXPECT_NE(start.status, 0);
+  EXPECT_NE(start.err.find("symlink"), std::string::npos) << start.err;
+}
+
+TEST_F(SessionE2E, LogToStandardOutput) {
+  // The background daemon keeps the standard output it was started with and writes the log there
+  // when the session stops.
+  const pid_t trace = Spawn({Bin("trace"), "-a", "-j", "020", "-o", "-"}, "stdout");
+  ASSERT_EQ(Wait(trace, "stdout").status, 0);
+  Outcome hook = Exec({Hooker(), "020", "7"});
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  LogSummary s = Summarize(dir_ + "/stdout.out");
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(hook.out)], 7u);
+}
+
 TEST_F(SessionE2E, TrcstopDrainsAProcessStillRunning) {
   const std::string log = dir_ + "/alive";
   ASSERT_EQ(Exec({Bin("trace"), "-a", "-l", "-j", "020", "-o", log}).status, 0);
