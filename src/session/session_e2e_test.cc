@@ -54,6 +54,7 @@ class SessionE2E : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern), nullptr);
     dir_ = pattern;
     setenv("RASTRACE_SESSION_DIR", (dir_ + "/run").c_str(), 1);
+    session_dirs_.push_back(dir_ + "/run");
     unsetenv("RASTRACE_LOG");
     unsetenv("RASTRACE_LOG_OWNER");
     for (const char* tool : {"trace", "trcstop", "trcon", "trcoff", "trcrpt"}) {
@@ -61,14 +62,15 @@ class SessionE2E : public ::testing::Test {
     }
   }
   void TearDown() override {
-    for (unsigned ch = 0; ch < 8; ++ch) {
-      const std::string lock = Slurp(dir_ + "/run/ch" + std::to_string(ch) + "/lock");
-      const int pid = std::atoi(lock.c_str());
-      if (pid > 0 && kill(pid, 0) == 0) {
-        // A daemon that survived its test: stop it the hard way.
-        if (std::system((Bin("trcstop") + " -" + std::to_string(ch) + " 2>/dev/null").c_str()) !=
-            0) {
-          kill(pid, SIGKILL);
+    for (const std::string& sessions : session_dirs_) {
+      for (unsigned ch = 0; ch < 8; ++ch) {
+        const std::string lock = Slurp(sessions + "/ch" + std::to_string(ch) + "/lock");
+        const int pid = std::atoi(lock.c_str());
+        if (pid > 0 && kill(pid, 0) == 0) {
+          // A daemon that survived its test: stop it, or kill it by pid.
+          setenv("RASTRACE_SESSION_DIR", sessions.c_str(), 1);
+          const std::string stop = Bin("trcstop") + " -" + std::to_string(ch) + " 2>/dev/null";
+          if (std::system(stop.c_str()) != 0) kill(pid, SIGKILL);
         }
       }
     }
@@ -86,6 +88,7 @@ class SessionE2E : public ::testing::Test {
       freopen(in.c_str(), "r", stdin);
       freopen(out.c_str(), "w", stdout);
       freopen(err.c_str(), "w", stderr);
+      if (run_as_ != 0 && (setgid(run_as_) != 0 || setuid(run_as_) != 0)) _exit(126);
       std::vector<char*> argv;
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -141,6 +144,8 @@ class SessionE2E : public ::testing::Test {
   }
 
   std::string dir_;
+  uid_t run_as_ = 0;                       // commands run as this user when not 0
+  std::vector<std::string> session_dirs_;  // where TearDown looks for daemons left running
 };
 
 TEST_F(SessionE2E, TwoProcessesAndACommandInOneReport) {
@@ -294,6 +299,34 @@ TEST_F(SessionE2E, LogToStandardOutput) {
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
   LogSummary s = Summarize(dir_ + "/stdout.out");
   EXPECT_EQ(s.hooks_by_pid_word[std::stoull(hook.out)], 7u);
+}
+
+TEST_F(SessionE2E, WithoutRootOnlyUserHooksAndAClearMessage) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the commands as another user";
+  // The commands run as nobody, with a session directory and a log directory of nobody's.
+  constexpr uid_t kNobody = 65534;
+  chmod(dir_.c_str(), 0711);
+  const std::string home = dir_ + "/nobody";
+  std::filesystem::create_directories(home);
+  ASSERT_EQ(chown(home.c_str(), kNobody, kNobody), 0);
+  chmod(home.c_str(), 0700);
+  setenv("RASTRACE_SESSION_DIR", (home + "/run").c_str(), 1);
+  session_dirs_.push_back(home + "/run");
+  run_as_ = kNobody;
+  const std::string log = home + "/log";
+  Outcome start = Exec({Bin("trace"), "-a", "-o", log});
+  ASSERT_EQ(start.status, 0) << start.err;
+  EXPECT_NE(start.err.find("not running as root: kernel events are not recorded"),
+            std::string::npos)
+      << start.err;
+  Outcome hook = Exec({Hooker(), "020", "12"});
+  ASSERT_EQ(hook.status, 0) << hook.err;
+  Outcome stop = Exec({Bin("trcstop")});
+  ASSERT_EQ(stop.status, 0) << stop.err;
+  run_as_ = 0;
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks_by_pid_word[std::stoull(hook.out)], 12u);
+  EXPECT_EQ(s.hooks[kHookSystemCall], 0u);
 }
 
 TEST_F(SessionE2E, TrcstopDrainsAProcessStillRunning) {
