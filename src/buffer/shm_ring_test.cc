@@ -1,0 +1,186 @@
+// The flight recorder's files and recovery without a recorder: the test plays the hooks (the
+// producer) and the writer thread (drain, log, checkpoint), stopping where a SIGKILL could.
+#include "buffer/shm_ring.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "buffer/recover.h"
+#include "event/encode.h"
+#include "event/reader.h"
+#include "event/writer.h"
+
+namespace rastrace::buffer {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr uint64_t kTid = 777;
+constexpr uint32_t kHook = 0x0E300000;
+
+class ShmRingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "rastrace-shm-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    shm_ = dir_ + "/shm";
+    ASSERT_EQ(mkdir(shm_.c_str(), 0700), 0);
+    event::EventFields on;
+    on.hook_id = event::kHookTraceOn;
+    on.word_count = 1;
+    on.timestamped = true;
+    on.thread_id = kTid;
+    ASSERT_TRUE(event::Encode(on, event::Layout::k64, NativeByteOrder(), header_));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static void Write(RingBuffer& ring, uint64_t seq) {
+    uint64_t at = 0;
+    ASSERT_TRUE(ring.Reserve(4, &at));
+    ring.Put(at, MakeHookword(event::kFlagTimestamp, 8, kHook));
+    ring.Put(at + 1, seq);
+    ring.Put(at + 2, kTid);
+    ring.Put(at + 3, 1000 + seq);
+    ring.Publish(at + 4);
+  }
+  // The writer's drain: every published event to the log, then Release.
+  static void Drain(RingBuffer& ring, event::LogWriter& log) {
+    const uint64_t end = ring.head();
+    std::vector<uint8_t> bytes((end - ring.tail()) * 8);
+    ring.CopyOut(ring.tail(), end - ring.tail(), bytes.data());
+    ASSERT_TRUE(log.WriteEncoded(bytes));
+    ASSERT_TRUE(log.Flush());
+    ring.Release(end);
+  }
+  // The sequence numbers of the recovered log, which must read to its end.
+  std::vector<uint64_t> Recovered(uint64_t* cut_events = nullptr) {
+    RecoverOptions options;
+    options.dir = shm_;
+    options.output = dir_ + "/recovered";
+    options.force = true;
+    auto summary = Recover(options);
+    EXPECT_TRUE(summary) << (summary ? "" : summary.error().message);
+    std::vector<uint64_t> seqs;
+    auto reader = event::LogReader::Open(options.output, {.reformat = false});
+    EXPECT_TRUE(reader);
+    if (!reader) return seqs;
+    event::Event e;
+    event::ReadStatus status;
+    while ((status = reader->Next(e)) == event::ReadStatus::kEvent) {
+      if (e.hook_id == (kHook >> 16)) seqs.push_back(e.words[0]);
+      if (cut_events && e.hook_id == event::kHookUtil && e.subhook == kUtilTraceCut) ++*cut_events;
+    }
+    EXPECT_EQ(status, event::ReadStatus::kEnd) << reader->error().message;
+    return seqs;
+  }
+
+  std::string dir_, shm_;
+  std::vector<uint8_t> header_;
+};
+
+TEST_F(ShmRingTest, FilesAreOwnerOnlyAndADirectorySymlinkIsRefused) {
+  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_TRUE(process) << process.error().message;
+  auto ring = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
+  ASSERT_TRUE(ring) << ring.error().message;
+  for (const auto& entry : fs::directory_iterator(shm_)) {
+    struct stat st {};
+    ASSERT_EQ(stat(entry.path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << entry.path();
+  }
+  fs::create_directory_symlink(shm_, dir_ + "/link");
+  auto refused = ShmProcess::Create(dir_ + "/link", Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("symlink"), std::string::npos) << refused.error().message;
+}
+
+TEST_F(ShmRingTest, CrashBeforeTheCheckpointIsPublishedRecoversEachEventOnce) {
+  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_TRUE(process);
+  auto file = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
+  ASSERT_TRUE(file);
+  RingBuffer ring((*file)->placement(/*hold=*/true), Mode::kAlternate, kTid);
+  auto log = event::LogWriter::Create(dir_ + "/log");
+  ASSERT_TRUE(log);
+  ASSERT_TRUE(log->WriteEncoded(header_));
+
+  for (uint64_t seq = 1; seq <= 3; ++seq) Write(ring, seq);
+  EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3}));  // before any checkpoint
+
+  Drain(ring, *log);
+  (*file)->WriteCheckpoint({1, ring.tail(), 0, 0});
+  (*process)->PublishCheckpoint(1, log->bytes_written());
+  ring.HandBack();
+  for (uint64_t seq = 4; seq <= 5; ++seq) Write(ring, seq);
+  EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3, 4, 5}));
+
+  // Drained and written, the ring's slot written, killed before the publication: the log's extra
+  // bytes are ignored and the ring (which still holds the space) supplies 4 and 5.
+  Drain(ring, *log);
+  (*file)->WriteCheckpoint({2, ring.tail(), 0, 0});
+  Write(ring, 6);
+  EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6}));
+
+  (*process)->PublishCheckpoint(2, log->bytes_written());
+  ring.HandBack();
+  uint64_t cuts = 0;
+  EXPECT_EQ(Recovered(&cuts), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(cuts, 1u);
+}
+
+TEST_F(ShmRingTest, HeldSpaceIsNotReusedBeforeHandBack) {
+  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_TRUE(process);
+  auto file = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
+  ASSERT_TRUE(file);
+  RingBuffer ring((*file)->placement(/*hold=*/true), Mode::kAlternate, kTid);
+  const uint64_t capacity_events = 4096 / 32;
+  for (uint64_t seq = 1; seq <= capacity_events; ++seq) Write(ring, seq);
+  ring.Release(ring.head());
+  uint64_t at = 0;
+  EXPECT_FALSE(ring.Reserve(4, &at));  // released, not handed back: still full
+  EXPECT_EQ(ring.lost(), 1u);
+  ring.HandBack();
+  EXPECT_TRUE(ring.Reserve(4, &at));
+}
+
+TEST_F(ShmRingTest, DamagedRingFileIsLeftOutWithItsOffset) {
+  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_TRUE(process);
+  auto file = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
+  ASSERT_TRUE(file);
+  const std::string ring_path = shm_ + "/rastrace-" + std::to_string(getpid()) + "-1.ring";
+  fs::resize_file(ring_path, 100);
+  RecoverOptions options;
+  options.dir = shm_;
+  options.output = dir_ + "/recovered";
+  auto summary = Recover(options);
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_EQ(summary->warnings.size(), 1u);
+  EXPECT_EQ(summary->warnings[0], ring_path +
+                                      ": offset 0x0: file too short (100 bytes, need 4096); this "
+                                      "ring is left out");
+  // The output exists now: a second recovery refuses to replace it.
+  auto again = Recover(options);
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("refusing to overwrite"), std::string::npos)
+      << again.error().message;
+}
+
+TEST_F(ShmRingTest, EmptyDirectoryIsAnError) {
+  RecoverOptions options;
+  options.dir = shm_;
+  options.output = dir_ + "/recovered";
+  auto summary = Recover(options);
+  ASSERT_FALSE(summary);
+  EXPECT_EQ(summary.error().message, shm_ + ": no flight recorder files (rastrace-PID.proc)");
+}
+
+}  // namespace
+}  // namespace rastrace::buffer
