@@ -220,15 +220,15 @@ SessionDaemon::SessionDaemon(SessionConfig config, unsigned channel, std::string
 SessionDaemon::~SessionDaemon() {
   if (!stopped_.load() && page_ != nullptr) (void)Stop();
   Cleanup();
+  // Closed only here: Serve may still be polling it until its thread is joined.
+  if (listen_fd_ >= 0) close(listen_fd_);
   if (lock_fd_ >= 0) close(lock_fd_);
 }
 
 void SessionDaemon::Cleanup() {
-  if (listen_fd_ >= 0) {
-    close(listen_fd_);
-    listen_fd_ = -1;
-    unlink(SocketPath(dir_).c_str());
-  }
+  std::lock_guard lock(mutex_);
+  // New clients now find no session; the listening socket itself closes with the daemon.
+  if (listen_fd_ >= 0) unlink(SocketPath(dir_).c_str());
   kernel_.reset();
   if (page_ != nullptr) {
     __atomic_store_n(&page_->state, recorder::kSessionStopped, __ATOMIC_SEQ_CST);
