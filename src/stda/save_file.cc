@@ -1,8 +1,10 @@
 // The TRACEFMT unformatted save file: a 0x1A-byte header, then the STDA image.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "common/byte_order.h"
 #include "stda/stda.h"
@@ -29,12 +31,25 @@ std::vector<uint8_t> MakeSaveFile(std::span<const uint8_t> stda, const DateTime&
 
 Result<void> WriteSaveFile(const std::string& path, std::span<const uint8_t> stda) {
   const std::vector<uint8_t> bytes = MakeSaveFile(stda, NowDateTime());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return MakeError("{}: cannot create the save file", path);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return MakeError("{}: write failed", path);
+  // Trace data: readable by its owner only, and never written through a symlink someone else
+  // planted. A save file replaces an older one of the same name, as TRACEFMT's did.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return MakeError("{}: cannot create the save file: {}", path,
+                     errno == ELOOP ? "it is a symlink" : std::strerror(errno));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      close(fd);
+      return MakeError("{}: write failed: {}", path, std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) return MakeError("{}: write failed: {}", path, std::strerror(errno));
   return Ok();
 }
 

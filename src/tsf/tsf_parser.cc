@@ -39,6 +39,14 @@ using internal::TracepointExtras;
 constexpr std::string_view kTraceKeywords =
     "MINOR, TP, OPCODE, TYPE, GROUP, DESC, FMT, REGS, MEM32, MEM, ASCIIZ32, ASCIIZ or LEN";
 
+// A character as an error message shows it: control and non-ASCII bytes as \xNN, so a binary
+// file does not put raw bytes (or a NUL) on the terminal.
+std::string Shown(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte >= 0x20 && byte < 0x7F) return std::string(1, c);
+  return fmt::format("\\x{:02x}", byte);
+}
+
 bool IsNameStart(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
 }
@@ -193,7 +201,7 @@ bool Parser::Expect(char c, std::string_view context) {
   if (AtEnd()) {
     Error(Here(), fmt::format("expected '{}' {}, found the end of the file", c, context));
   } else {
-    Error(Here(), fmt::format("expected '{}' {}, found '{}'", c, context, Peek()));
+    Error(Here(), fmt::format("expected '{}' {}, found '{}'", c, context, Shown(Peek())));
   }
   return false;
 }
@@ -307,7 +315,7 @@ std::optional<Module> Parser::Run() {
     if (!IsNameStart(Peek())) {
       Error(at, fmt::format("expected a keyword (MODNAME, MAJOR, MAXDATALENGTH, TYPELIST, "
                             "GROUPLIST or TRACE), found '{}'",
-                            Peek()));
+                            Shown(Peek())));
       Advance();
       SkipLine();
       continue;
@@ -486,8 +494,8 @@ void Parser::ParseTrace(Location at) {
     if (AtEnd()) break;
     const Location item_at = Here();
     if (!IsNameStart(Peek())) {
-      Error(item_at,
-            fmt::format("expected a TRACE keyword ({}), found '{}'", kTraceKeywords, Peek()));
+      Error(item_at, fmt::format("expected a TRACE keyword ({}), found '{}'", kTraceKeywords,
+                                 Shown(Peek())));
       Advance();
       RecoverInTrace();
       continue;

@@ -2,6 +2,7 @@
 // status and reports on stderr.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,5 +14,8 @@ int Compile(const std::string& tsf, const std::string& output_dir, const std::st
 
 // `inputs` are .TFF files or list files naming one per line. 0: written; 1: errors.
 int Combine(const std::vector<std::string>& inputs, const std::string& destination);
+
+// Writes `text` to `path` (replacing it, never through a symlink); false after a message.
+bool WriteText(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace rastrace::trcust

@@ -64,13 +64,7 @@ int Combine(const std::vector<std::string>& inputs, const std::string& destinati
     fmt::print(stderr, "trcust: {}\n", combined.error().message);
     return 1;
   }
-  std::ofstream out(destination, std::ios::binary | std::ios::trunc);
-  out << tsf::WriteFormatText(*combined);
-  out.close();
-  if (!out) {
-    fmt::print(stderr, "trcust: {}: cannot write\n", destination);
-    return 1;
-  }
+  if (!WriteText(destination, tsf::WriteFormatText(*combined))) return 1;
   fmt::print("trcust: {} format files -> {} (major {:#06x}, {} tracepoints)\n", files.size(),
              destination, combined->major, combined->tracepoints.size());
   return 0;

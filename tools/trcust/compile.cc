@@ -1,7 +1,10 @@
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "actions.h"
 #include "tsf/definition_file.h"
@@ -10,20 +13,26 @@
 #include "tsf/tsf.h"
 
 namespace rastrace::trcust {
-namespace {
 
 bool WriteText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    fmt::print(stderr, "trcust: {}: cannot write\n", path.string());
+  // Never through a symlink: the output directory may be shared.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool ok = fd >= 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  const int err = errno;
+  if (fd >= 0 && close(fd) != 0) ok = false;
+  if (!ok) {
+    fmt::print(stderr, "trcust: {}: cannot write: {}\n", path.string(),
+               err == ELOOP ? "it is a symlink" : std::strerror(err));
     return false;
   }
   return true;
 }
-
-}  // namespace
 
 int Compile(const std::string& tsf_path, const std::string& output_dir, const std::string& header) {
   auto parsed = tsf::ParseTsfFile(tsf_path);
