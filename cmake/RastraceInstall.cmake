@@ -27,3 +27,23 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/rastraceConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/rastraceConfig.cmake
               ${PROJECT_BINARY_DIR}/rastraceConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rastrace)
+
+# pkg-config files, for builds that don't use CMake. The prefix is found relative to the .pc file
+# so that `cmake --install --prefix DIR` works whatever prefix was configured.
+set(RASTRACE_PC_PREFIX "\${pcfiledir}/..")
+string(REPLACE "/" ";" libdir_parts "${CMAKE_INSTALL_LIBDIR}")
+foreach(part IN LISTS libdir_parts)
+  string(APPEND RASTRACE_PC_PREFIX "/..")
+endforeach()
+foreach(pc rastrace posixtrace)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/pkgconfig/${pc}.pc.in
+                 ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
+
+# bash completions: one script serves every command; bash-completion loads it by command name.
+foreach(cmd rastrace trcrpt trcupdate trace trcon trcoff trcstop trcust tracefmt)
+  install(FILES ${PROJECT_SOURCE_DIR}/completions/rastrace.bash
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME ${cmd})
+endforeach()
