@@ -135,6 +135,12 @@ Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string
                            uint64_t pid, uint64_t seq) {
   RingState ring;
   ring.file = dir + "/" + name;
+  if (struct stat st{}; fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                        S_ISREG(st.st_mode) && st.st_size == 0) {
+    // The process died between creating and sizing this file: its thread had not recorded yet.
+    ring.ended = true;
+    return ring;
+  }
   auto mapping = MapForReading(dir_fd, dir, name, kShmPage);
   if (!mapping) return mapping.error();
   ring.mapping = std::move(*mapping);

@@ -155,8 +155,7 @@ Result<std::shared_ptr<ShmProcess>> ShmProcess::Create(const std::string& dir, M
                 log_path.size());
   }
   // The magic last: a file without it was never complete and is not recovered.
-  std::atomic_thread_fence(std::memory_order_release);
-  header->magic = kShmProcessMagic;
+  std::atomic_ref<uint64_t>(header->magic).store(kShmProcessMagic, std::memory_order_release);
   return std::make_shared<ShmProcess>(dir, *dir_fd, std::move(*mapping));
 }
 
@@ -177,8 +176,7 @@ Result<std::unique_ptr<ShmRing>> ShmProcess::CreateRing(size_t capacity_bytes, M
   std::memcpy(header->name, name.data(), std::min(name.size(), sizeof header->name - 1));
   // Touching every page now keeps page faults off the hot path (as the heap ring does).
   std::memset(static_cast<char*>(mapping->address()) + kShmPage, 0, bytes);
-  std::atomic_thread_fence(std::memory_order_release);
-  header->magic = kShmRingMagic;
+  std::atomic_ref<uint64_t>(header->magic).store(kShmRingMagic, std::memory_order_release);
   return std::make_unique<ShmRing>(std::move(*mapping), shared_from_this());
 }
 
