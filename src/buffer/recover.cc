@@ -19,6 +19,7 @@
 #include "buffer/event_words.h"
 #include "buffer/shm_ring.h"
 #include "event/encode.h"
+#include "event/reader.h"
 #include "event/writer.h"
 
 namespace rastrace::buffer {
@@ -234,7 +235,8 @@ uint64_t OrderingTimestamp(const RingState& ring) {
 }
 
 // The bytes of the process's own log up to the checkpoint, without the magic.
-Result<std::vector<uint8_t>> ReadLogPrefix(const std::string& path, uint64_t bytes) {
+Result<std::vector<uint8_t>> ReadLogPrefix(const std::string& path, uint64_t bytes,
+                                           std::vector<std::string>& warnings) {
   Fd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) return MakeError("{}: cannot open: {}", path, std::strerror(errno));
   std::vector<uint8_t> data(bytes);
@@ -254,6 +256,18 @@ Result<std::vector<uint8_t>> ReadLogPrefix(const std::string& path, uint64_t byt
     return MakeError("{}: offset 0x0: not the log this process was writing (magic {:08x})", path,
                      magic);
   }
+  // A checkpoint only ever covers whole events; a damaged file may not, so keep the whole ones.
+  auto reader = event::LogReader::FromBytes(data, path, {.reformat = false});
+  if (!reader) return reader.error();
+  event::Event e;
+  uint64_t whole = 4;
+  event::ReadStatus status;
+  while ((status = reader->Next(e)) == event::ReadStatus::kEvent) whole = e.offset + e.bytes.size();
+  if (status == event::ReadStatus::kError) {
+    warnings.push_back(
+        fmt::format("{}; the log is kept up to offset 0x{:x}", reader->error().message, whole));
+  }
+  data.resize(whole);
   data.erase(data.begin(), data.begin() + 4);
   return data;
 }
@@ -353,7 +367,7 @@ Result<RecoverSummary> Recover(const RecoverOptions& options) {
 
   std::vector<uint8_t> out;
   if (log_bytes > 4 && summary.log_path != "-") {
-    auto prefix = ReadLogPrefix(summary.log_path, log_bytes);
+    auto prefix = ReadLogPrefix(summary.log_path, log_bytes, summary.warnings);
     if (prefix) {
       out = std::move(*prefix);
       summary.log_prefix_bytes = log_bytes;

@@ -1,0 +1,128 @@
+// Any contents of a crashed process's flight-recorder files through `Recover`: never a crash, a
+// hang or a read outside the files; the output, when there is one, reads to its end.
+//
+// The input supplies what a crash (or a damaged disk) could leave: the ring's published positions,
+// lost count, checkpoint slots and released flag, the process checkpoint, the ring's words and the
+// log's bytes. The magic numbers, version and sizes are kept valid so the fuzzer reaches past them.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "buffer/recover.h"
+#include "buffer/shm_ring.h"
+#include "event/reader.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rastrace;
+using namespace rastrace::buffer;
+
+constexpr uint64_t kPid = 4242;
+constexpr size_t kWords = 512;
+
+// Consumes the input front to back; zeros once it runs out.
+struct Input {
+  const uint8_t* data;
+  size_t size;
+  uint64_t Word() {
+    uint64_t value = 0;
+    const size_t n = size < 8 ? size : 8;
+    std::memcpy(&value, data, n);
+    data += n;
+    size -= n;
+    return value;
+  }
+};
+
+void WriteFile(const std::string& path, const void* bytes, size_t size) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) std::abort();
+  if (size != 0 && write(fd, bytes, size) != static_cast<ssize_t>(size)) std::abort();
+  close(fd);
+}
+
+const std::string& Scratch() {
+  static const std::string dir = [] {
+    std::string pattern = (fs::temp_directory_path() / "rastrace-recover-fuzz-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    fs::create_directory(pattern + "/shm");
+    return pattern;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Input in{data, size};
+  const std::string& dir = Scratch();
+  const std::string log = dir + "/log";
+
+  // The process file: checkpoint and log size from the input.
+  std::vector<uint8_t> proc(kShmPage);
+  auto* p = std::construct_at(reinterpret_cast<ShmProcessHeader*>(proc.data()));
+  p->magic = kShmProcessMagic;
+  p->version = kShmLayoutVersion;
+  p->pid = kPid;
+  p->checkpoint_seq.store(in.Word() % 4);
+  p->log_bytes[0] = in.Word() % 8192;
+  p->log_bytes[1] = in.Word() % 8192;
+  p->complete.store(static_cast<uint32_t>(in.Word() & 1));
+  p->log_path_bytes = static_cast<uint32_t>(log.size());
+  std::memcpy(proc.data() + kShmProcessEventsOffset, log.data(), log.size());
+  WriteFile(dir + "/shm/rastrace-4242.proc", proc.data(), proc.size());
+
+  // The ring file: positions, counts and checkpoints from the input, then the words.
+  std::vector<uint8_t> ring(kShmPage + kWords * 8);
+  auto* r = std::construct_at(reinterpret_cast<ShmRingHeader*>(ring.data()));
+  r->magic = kShmRingMagic;
+  r->version = kShmLayoutVersion;
+  r->pid = kPid;
+  r->thread_id = 7;
+  r->capacity_words = kWords;
+  std::memcpy(r->name, "fuzz", 4);
+  r->control.shared.head.store(in.Word() % (4 * kWords));
+  r->control.shared.lost.store(in.Word());
+  r->control.consumer.tail.store(in.Word() % (4 * kWords));
+  for (ShmRingCheckpoint& slot : r->checkpoint) {
+    slot.seq = in.Word() % 4;
+    slot.read = in.Word() % (4 * kWords);
+    slot.lost_reported = in.Word();
+    slot.lost_by_writer = in.Word();
+  }
+  r->released.store(static_cast<uint32_t>(in.Word() & 1));
+  r->released_after_seq.store(in.Word() % 4);
+  const size_t words_bytes = in.size < kWords * 8 ? in.size : kWords * 8;
+  std::memcpy(ring.data() + kShmPage, in.data, words_bytes);
+  in.data += words_bytes;
+  in.size -= words_bytes;
+  WriteFile(dir + "/shm/rastrace-4242-1.ring", ring.data(), ring.size());
+
+  // What is left is the log the process was writing.
+  WriteFile(log, in.data, in.size);
+
+  RecoverOptions options;
+  options.dir = dir + "/shm";
+  options.output = dir + "/recovered";
+  options.force = true;
+  if (auto summary = Recover(options)) {
+    auto reader = event::LogReader::Open(options.output, {.reformat = false});
+    if (!reader) std::abort();
+    event::Event e;
+    event::ReadStatus status;
+    while ((status = reader->Next(e)) == event::ReadStatus::kEvent) {
+    }
+    // What recovery writes is always a whole log, whatever it was given.
+    if (status != event::ReadStatus::kEnd) std::abort();
+  }
+  return 0;
+}
