@@ -74,9 +74,13 @@ ShmMapping::~ShmMapping() {
 Result<int> OpenShmDirectory(const std::string& dir) {
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ELOOP || errno == ENOTDIR) {
-      return MakeError("{}: not a directory (a symlink is refused)", dir);
+    const int err = errno;
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      return MakeError("{}: is a symlink (refused: the directory itself must be given)", dir);
     }
+    if (err == ENOTDIR) return MakeError("{}: not a directory", dir);
+    errno = err;
     return MakeError("{}: cannot open: {}", dir, std::strerror(errno));
   }
   struct stat st {};
