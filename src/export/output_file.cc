@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/output_file.h"
+
 namespace rastrace::exporter {
 
 namespace {
@@ -22,10 +24,9 @@ OutputFile::~OutputFile() {
 
 Result<OutputFile> OutputFile::Create(const std::string& path) {
   if (path == "-") return OutputFile(path, stdout, false);
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    return MakeError("{}: cannot create: {}", path, std::strerror(errno));
-  }
+  auto opened = OpenOutputStream(path);
+  if (!opened) return opened.error();
+  std::FILE* file = *opened;
   // A large buffer: exports write many small pieces.
   std::setvbuf(file, nullptr, _IOFBF, kBufferBytes);
   return OutputFile(path, file, true);

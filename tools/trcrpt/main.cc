@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/output_file.h"
 #include "report/options.h"
 #include "report/report.h"
 #include "report/template_path.h"
@@ -85,11 +86,12 @@ int Run(int argc, char** argv) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
   std::FILE* out = stdout;
   if (!options.output_file.empty() && options.output_file != "-") {
-    file.reset(std::fopen(options.output_file.c_str(), "w"));
-    if (!file) {
-      std::perror(("trcrpt: " + options.output_file).c_str());
+    auto opened = rastrace::OpenOutputStream(options.output_file);
+    if (!opened) {
+      std::fprintf(stderr, "trcrpt: %s\n", opened.error().message.c_str());
       return 1;
     }
+    file.reset(*opened);
     out = file.get();
   }
   int status = rastrace::report::RunReport(options, templates, out, stderr);
@@ -97,6 +99,8 @@ int Run(int argc, char** argv) {
     std::perror(("trcrpt: " + options.output_file).c_str());
     return 1;
   }
+  // The report went on past templates that did not load; the exit status still says so.
+  if (status == 0 && errors > 0) return 1;
   return status;
 }
 
