@@ -78,6 +78,21 @@ TEST_F(ExportCli, ExportsEachFormatQuietlyWhenStderrIsNotATerminal) {
   EXPECT_EQ(chrome["traceEvents"].array().size(), 5u);  // 2 names, 3 instants
 }
 
+TEST_F(ExportCli, ReplacesAnExistingOutputOnlyWithForce) {
+  Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc"));
+  { std::ofstream(dir_.File("kept.jsonl")) << "precious\n"; }
+  const auto refused = Run(fmt::format("export -f jsonl --no-text '{}' -o '{}'",
+                                       dir_.File("a.trc"), dir_.File("kept.jsonl")));
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(refused.err, "rastrace export: " + dir_.File("kept.jsonl") +
+                             ": exists; use --force to replace it\n");
+  EXPECT_EQ(ReadFile(dir_.File("kept.jsonl")), "precious\n");
+  const auto forced = Run(fmt::format("export -f jsonl --no-text --force '{}' -o '{}'",
+                                      dir_.File("a.trc"), dir_.File("kept.jsonl")));
+  EXPECT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(CountLines(ReadFile(dir_.File("kept.jsonl"))), 3u);  // 25C, process, one hook
+}
+
 TEST_F(ExportCli, WritesToStandardOutput) {
   Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc"));
   const auto run = Run(fmt::format("export -f csv --no-text '{}' -o -", dir_.File("a.trc")));

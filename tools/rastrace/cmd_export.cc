@@ -2,6 +2,7 @@
 // several) into formats other tools read (docs/exporting.md).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,8 +23,20 @@ struct ExportOptions {
   std::string output;
   std::string templates;
   bool no_text = false;
+  bool force = false;
   std::vector<std::string> names;
 };
+
+// An existing output (a file, or a CTF directory that is not empty) is replaced only with
+// --force: an export must not clobber what a user kept there.
+bool RefusesToReplace(const std::string& output, bool force) {
+  if (force || output == "-") return false;
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(output, ec);
+  if (ec || !std::filesystem::exists(status)) return false;
+  if (std::filesystem::is_directory(status) && std::filesystem::is_empty(output, ec)) return false;
+  return true;
+}
 
 void Warn(std::string_view message) {
   fmt::print(stderr, "rastrace export: {}\n", message);
@@ -55,6 +68,10 @@ int RunExport(const ExportOptions& options) {
     Warn(fmt::format("{} names (-n) for {} logs: give at most one name per log",
                      options.names.size(), options.logs.size()));
     return 2;
+  }
+  if (RefusesToReplace(options.output, options.force)) {
+    Warn(fmt::format("{}: exists; use --force to replace it", options.output));
+    return 1;
   }
   auto templates = LoadTemplates(options, *format);
   if (!templates) {
@@ -103,6 +120,7 @@ const CommandRegistration kExport{Command{
       sub.add_option("-t,--templates", options->templates,
                      "Template file for the text column (default: the installed trcfmt)");
       sub.add_flag("--no-text", options->no_text, "Leave the template text column out");
+      sub.add_flag("--force", options->force, "Replace an existing output file or CTF directory");
       sub.add_option("-n,--name", options->names,
                      "Name of each log's source, in the order of the logs (default: its path)");
       return [options] { return RunExport(*options); };
