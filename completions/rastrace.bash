@@ -19,7 +19,7 @@ _rastrace_complete() {
           [[ $cur == -* ]] && { _rastrace_words "-o -l -f -T -L -s -c -j -k --channels --clock --shm-path --" "$cur"; return; } ;;
         export)
           case $prev in -f|--format) _rastrace_words "ctf chrome jsonl csv" "$cur"; return ;; esac
-          [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text -n --name" "$cur"; return; } ;;
+          [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text --force -n --name" "$cur"; return; } ;;
         merge|dump|recover)
           [[ $cur == -* ]] && { _rastrace_words "-o --force -n -R -h --help" "$cur"; return; } ;;
       esac
