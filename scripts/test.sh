@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit, golden and end-to-end suite; the same suite under
-# ASan+UBSan; the recorder and buffer tests under TSan; each libFuzzer target for a bounded time.
+# ASan+UBSan; the recorder and buffer tests under TSan; each libFuzzer target for a bounded time
+# (RASTRACE_FUZZ_SECONDS, default 10).
 # RASTRACE_QUICK=1 runs only the first step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
-fuzz_seconds=${RASTRACE_FUZZ_SECONDS:-20}
+fuzz_seconds=${RASTRACE_FUZZ_SECONDS:-10}
 
 step() { printf '\n=== %s\n' "$*"; }
 
