@@ -64,6 +64,7 @@ bool Emitter::Emit(const PreparedEvent& event, const tmpl::EvalOutput& text) {
     fields.process_name = layout_.full_exec_path ? event.exec_path : event.process_name;
     fields.pid = event.pid;
     fields.tid = event.tid;
+    fields.svc = event.svc;
     fields.elapsed_ns = event.elapsed_ns;
     fields.delta_ns = event.elapsed_ns - previous_printed_ns_;
     fields.timestamped = event.timestamped;

@@ -125,6 +125,26 @@ LogBuilder KernelEvents() {
   return log;
 }
 
+// A thread in a system call (101 ... 104) around an application hook: the SYSTEM CALL column
+// and $SVC name the call for the events inside it only.
+LogBuilder Syscalls() {
+  LogBuilder log;
+  log.Header(kStart, "Linux", "node5", "6.1.0", "#1", "x86_64", "trace -a", 0);
+  log.Process(400, 1, 400, "/usr/bin/reader", 0);
+  std::vector<uint8_t> entry;
+  for (uint64_t arg : {3, 0x1000, 64, 0, 0, 0}) {
+    auto word = log.Word64(arg);
+    entry.insert(entry.end(), word.begin(), word.end());
+  }
+  auto name = log.S2("read");
+  entry.insert(entry.end(), name.begin(), name.end());
+  log.Generic(0x1010, 0, 0, entry, 400, 100);
+  log.Hook(0x0110, 0, {7}, 400, 200);
+  log.Generic(0x1040, 0, 64, log.S2("read"), 400, 300);
+  log.Hook(0x0110, 0, {8}, 400, 400);
+  return log;
+}
+
 LogBuilder Big() {
   LogBuilder log;
   log.Header(kStart, "Linux", "big", "6.1.0", "#1", "x86_64", "trace", 0);
@@ -167,7 +187,8 @@ LogBuilder Big() {
 
 std::vector<std::string> GoldenLogNames() {
   return {"example64le", "example64be", "example32le", "example32be",    "rastrace_events",
-          "second",      "truncated",   "big",         "recorder_order", "kernel_events"};
+          "second",      "truncated",   "big",         "recorder_order", "kernel_events",
+          "syscalls"};
 }
 
 LogBuilder GoldenLog(const std::string& name) {
@@ -181,6 +202,7 @@ LogBuilder GoldenLog(const std::string& name) {
   if (name == "big") return Big();
   if (name == "recorder_order") return RecorderOrder();
   if (name == "kernel_events") return KernelEvents();
+  if (name == "syscalls") return Syscalls();
   return LogBuilder();
 }
 

@@ -24,6 +24,7 @@ struct PreparedEvent {
   uint64_t tid = 0;
   std::string_view exec_path;
   std::string_view process_name;  // the PROCESS NAME column
+  std::string_view svc;           // the system call the thread is in ($SVC, SYSTEM CALL column)
   uint32_t total_cpus = 1;
   uint32_t traced_cpus = 1;
 };

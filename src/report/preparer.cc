@@ -25,6 +25,9 @@ bool Preparer::Next(PreparedEvent& out) {
   while (source_.Next(sourced_)) {
     const event::Event& event = *sourced_.event;
     const ThreadFacts& thread = Lookup(sourced_.tid);
+    // Tracked before filtering: a call entered by a filtered-out event is still the one the
+    // thread is in.
+    const std::string_view svc = syscalls_.Observe(event, sourced_.tid, sourced_.byte_order);
     if (event.hook_id != event::kHookHeader) {
       FilterFacts facts;
       facts.hook_id = event.hook_id;
@@ -47,6 +50,7 @@ bool Preparer::Next(PreparedEvent& out) {
     out.tid = sourced_.tid;
     out.exec_path = thread.path;
     out.process_name = thread.name.empty() ? std::string_view("-") : thread.name;
+    out.svc = svc;
     out.total_cpus = source_.total_cpus();
     out.traced_cpus = source_.traced_cpus();
     return true;

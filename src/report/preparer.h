@@ -8,6 +8,7 @@
 #include "report/event_source.h"
 #include "report/filter.h"
 #include "report/prepared_event.h"
+#include "report/syscall_tracker.h"
 
 namespace rastrace::report {
 
@@ -22,6 +23,7 @@ class Preparer {
   EventFilter filter_;
   SourcedEvent sourced_;
   uint64_t line_no_ = 0;
+  SyscallTracker syscalls_;
   // Recently seen threads: events of a few threads interleave, and the process table (behind a
   // lock) changes rarely. Direct-mapped by tid; an entry is valid for one table version.
   struct ThreadFacts {
