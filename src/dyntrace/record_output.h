@@ -8,6 +8,7 @@
 
 #include "common/result.h"
 #include "dyntrace/hit_sink.h"
+#include "event/format.h"
 
 namespace rastrace::dyntrace {
 
@@ -15,7 +16,7 @@ namespace rastrace::dyntrace {
 // minor, data word = major | flags << 16 | pid << 32 (flags: the STDA trailer flags), buffer =
 // the record data (REGS values and prefixed data records), thread id = tid, timestamp = the hit's
 // CLOCK_REALTIME in ns (the log's 00A/25C event says ticks are ns).
-inline constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
+using event::kHookDynamicTracepoint;  // the hook is part of the log format
 
 class RecordOutput : public HitSink {
  public:

@@ -49,6 +49,23 @@ inline constexpr uint16_t kHookDefault = 0x0080;      // 008: default template
 inline constexpr uint16_t kHookUtil = 0x00A0;         // 00A: utility events, by subhook
 inline constexpr uint16_t kHook64On32 = 0x00B0;       // 00B: 64-bit app data on a 32-bit kernel
 
+// 00C: dynamic tracepoint hits (docs/dyntrace.md), generic: subhook = minor, data word =
+// major | flags << 16 | pid << 32.
+inline constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
+
+// Kernel events a system-wide session writes from tracefs (docs/session.md); AIX's ids where AIX
+// has one. Defined here because the session writes them and the report and export read them.
+inline constexpr uint16_t kHookInterrupt = 0x1000;      // 100
+inline constexpr uint16_t kHookSystemCall = 0x1010;     // 101: buffer = 6 arguments, S2 name
+inline constexpr uint16_t kHookSyscallReturn = 0x1040;  // 104: buffer = S2 name
+inline constexpr uint16_t kHookDispatch = 0x1060;       // 106
+inline constexpr uint16_t kHookIdle = 0x10C0;           // 10C
+inline constexpr uint16_t kHookExec = 0x1340;           // 134: word pid; buffer S2 path
+inline constexpr uint16_t kHookFork = 0x1390;           // 139: words child pid, parent pid
+inline constexpr uint16_t kHookPageFault = 0x1B00;      // 1B0
+inline constexpr uint16_t kHookResume = 0x2000;         // 200
+inline constexpr uint16_t kHookExit = 0x4650;           // 465
+
 // Subhooks of 00A. 25C is AIX's; the rest are rastrace's own (docs/log-format.md).
 // generic: buffer m, d, flag (8 bytes each)
 inline constexpr uint16_t kUtilTimeConversion = 0x025C;

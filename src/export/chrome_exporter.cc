@@ -15,10 +15,6 @@ namespace {
 // below 10^7 staying readable inside.
 constexpr uint64_t kOriginIdStride = 10'000'000;
 
-// Dynamic tracepoint hits (src/dyntrace/record_output.h): generic 00C, subhook = minor, data word
-// major | flags << 16 | pid << 32.
-constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
-
 bool IsMetadataOnly(const event::Event& e) {
   const auto subhook = UtilitySubhook(e);
   if (!subhook) return false;
@@ -202,7 +198,7 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
   name.clear();
   if (record.has_text && !record.label.empty()) {
     name.append(record.label);
-  } else if (e.hook_id == kHookDynamicTracepoint && e.generic) {
+  } else if (e.hook_id == event::kHookDynamicTracepoint && e.generic) {
     fmt::format_to(std::back_inserter(name), "tracepoint {:04X}:{:04X}", e.generic_word & 0xFFFF,
                    e.subhook);
   } else {

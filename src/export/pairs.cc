@@ -9,8 +9,6 @@ namespace {
 // AIX system call hooks (template ids 101 and 104): SVC entry and return from system call. As
 // system-wide sessions write them (templates/trcfmt), 101's buffer holds six 8-byte arguments and
 // then the system call's name as S2.
-constexpr uint16_t kHookSyscallEntry = 0x1010;
-constexpr uint16_t kHookSyscallReturn = 0x1040;
 constexpr size_t kSyscallNameOffset = 6 * 8;
 
 // POSIX trace events (src/posix/log_format.h): hook 0FF1, subhook = the event type id, where
@@ -43,8 +41,8 @@ std::vector<PairRule> DefaultPairRules() {
        PairScope::kGlobal,
        PairKey::kWord1},
       {"system call",
-       {kHookSyscallEntry},
-       {kHookSyscallReturn},
+       {event::kHookSystemCall},
+       {event::kHookSyscallReturn},
        PairScope::kThread,
        PairKey::kNone,
        kSyscallNameOffset},

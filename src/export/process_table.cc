@@ -6,13 +6,6 @@ namespace rastrace::exporter {
 
 namespace {
 constexpr size_t kProcessIdsBytes = 16;  // ppid:8 tid:8 before the path of a 0x100 event
-// Kernel events of system-wide sessions (templates/trcfmt): 134 EXEC (generic: data word pid,
-// buffer S2 path) and 139 FORK (words: child pid, parent pid).
-constexpr uint16_t kHookKernelExec = 0x1340;
-constexpr uint16_t kHookKernelFork = 0x1390;
-// Dynamic tracepoint hits (src/dyntrace/record_output.h): generic 00C, data word
-// major | flags << 16 | pid << 32, thread id = the hitting thread.
-constexpr uint16_t kHookDynamicTracepoint = 0x00C0;
 }  // namespace
 
 std::optional<std::string_view> ReadS2(std::span<const uint8_t> buffer, size_t offset,
@@ -41,14 +34,14 @@ std::string_view BaseName(std::string_view path) {
 
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
   if (event.layout != event::Layout::k64) return false;  // rastrace writes these 64-bit only
-  if (event.hook_id == kHookKernelExec && event.generic) {
+  if (event.hook_id == event::kHookExec && event.generic) {
     const auto path = ReadS2(event.buffer, 0, order);
     if (!path) return false;
     exec_path_[event.generic_word] = std::string(*path);
     ++generation_;
     return true;
   }
-  if (event.hook_id == kHookKernelFork && !event.generic && event.word_count >= 2) {
+  if (event.hook_id == event::kHookFork && !event.generic && event.word_count >= 2) {
     // The child runs the parent's program until it execs; its main thread is its pid.
     const uint64_t child = event.words[0];
     const auto parent = exec_path_.find(event.words[1]);
@@ -57,7 +50,7 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
     ++generation_;
     return true;
   }
-  if (event.hook_id == kHookDynamicTracepoint && event.generic) {
+  if (event.hook_id == event::kHookDynamicTracepoint && event.generic) {
     // The data word carries the hitting process's pid in its high half.
     const uint64_t pid = event.generic_word >> 32;
     auto [it, added] = pid_of_tid_.try_emplace(event.thread_id, pid);

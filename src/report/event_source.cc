@@ -202,7 +202,7 @@ void EventSource::Learn(Input& input, const event::Event& event) {
     }
   } else if (event.hook_id == event::kHookHeader && event.generic && !input.start_seconds) {
     input.start_seconds = static_cast<int64_t>(event.generic_word);
-  } else if (event.hook_id == kHookKernelExec || event.hook_id == kHookKernelFork) {
+  } else if (event.hook_id == event::kHookExec || event.hook_id == event::kHookFork) {
     processes_.Observe(event, order, sequence_);
   }
 }

@@ -15,11 +15,11 @@ std::string_view ReadS2(std::span<const uint8_t> bytes, size_t at, ByteOrder ord
 }
 
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order, uint64_t sequence) {
-  if (event.hook_id == kHookKernelExec && event.generic) {
+  if (event.hook_id == event::kHookExec && event.generic) {
     SetPath(event.generic_word, ReadS2(event.buffer, 0, order), sequence);
     return true;
   }
-  if (event.hook_id == kHookKernelFork && !event.generic && event.word_count >= 2) {
+  if (event.hook_id == event::kHookFork && !event.generic && event.word_count >= 2) {
     std::string parent_path(PathOf(event.words[1]));
     if (parent_path.empty()) return false;
     SetPath(event.words[0], parent_path, sequence);

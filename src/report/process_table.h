@@ -21,8 +21,6 @@
 namespace rastrace::report {
 
 // Kernel hooks of system-wide sessions (templates/kernel.trcfmt) that also feed the table.
-inline constexpr uint16_t kHookKernelExec = 0x1340;  // generic: data word pid; buffer S2 path
-inline constexpr uint16_t kHookKernelFork = 0x1390;  // words: child pid, parent pid
 
 class ProcessTable {
  public:

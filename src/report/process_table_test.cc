@@ -41,9 +41,9 @@ TEST(ProcessTable, LearnsProcessExecAndThreadNameInBothByteOrders) {
 
 TEST(ProcessTable, LearnsFromKernelExecAndFork) {
   LogBuilder log;
-  log.Generic(kHookKernelExec, 0, 300, log.S2("/usr/sbin/daemon"), 300, 10)
-      .Hook(kHookKernelFork, 0, {301, 300}, 300, 20)
-      .Hook(kHookKernelFork, 0, {401, 400}, 400, 30);  // unknown parent: nothing learned
+  log.Generic(event::kHookExec, 0, 300, log.S2("/usr/sbin/daemon"), 300, 10)
+      .Hook(event::kHookFork, 0, {301, 300}, 300, 20)
+      .Hook(event::kHookFork, 0, {401, 400}, 400, 30);  // unknown parent: nothing learned
   ProcessTable table;
   Learn(log, table);
   EXPECT_EQ(table.PathOf(300), "/usr/sbin/daemon");

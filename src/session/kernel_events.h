@@ -15,21 +15,22 @@
 #include <unordered_set>
 #include <vector>
 
+#include "event/format.h"
 #include "session/trace_line.h"
 
 namespace rastrace::session {
 
-// 16-bit hook ids (AIX 12-bit id hhh is hhh0).
-inline constexpr uint16_t kHookInterrupt = 0x1000;      // 100
-inline constexpr uint16_t kHookSystemCall = 0x1010;     // 101
-inline constexpr uint16_t kHookSyscallReturn = 0x1040;  // 104
-inline constexpr uint16_t kHookDispatch = 0x1060;       // 106
-inline constexpr uint16_t kHookIdle = 0x10C0;           // 10C
-inline constexpr uint16_t kHookExec = 0x1340;           // 134
-inline constexpr uint16_t kHookFork = 0x1390;           // 139
-inline constexpr uint16_t kHookPageFault = 0x1B00;      // 1B0
-inline constexpr uint16_t kHookResume = 0x2000;         // 200
-inline constexpr uint16_t kHookExit = 0x4650;           // 465
+// The kernel hook ids are part of the log format (event/format.h).
+using event::kHookDispatch;
+using event::kHookExec;
+using event::kHookExit;
+using event::kHookFork;
+using event::kHookIdle;
+using event::kHookInterrupt;
+using event::kHookPageFault;
+using event::kHookResume;
+using event::kHookSyscallReturn;
+using event::kHookSystemCall;
 
 // A tracefs event to enable ("raw_syscalls/sys_enter") and the hook it becomes.
 struct KernelSource {
