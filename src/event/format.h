@@ -75,5 +75,6 @@ inline constexpr uint16_t kUtilBufferMode = 0x0102;  // words: mode, buffer byte
 inline constexpr uint16_t kUtilExec = 0x0103;        // generic: word pid; buffer S2 path
 inline constexpr uint16_t kUtilThreadName = 0x0104;  // generic: word tid; buffer S2 name
 inline constexpr uint16_t kUtilSource = 0x0105;      // generic: word source number; buffer S2 name
+inline constexpr uint16_t kUtilCpu = 0x0108;  // word: the CPU of this thread's following events
 
 }  // namespace rastrace::event
