@@ -76,5 +76,7 @@ inline constexpr uint16_t kUtilExec = 0x0103;        // generic: word pid; buffe
 inline constexpr uint16_t kUtilThreadName = 0x0104;  // generic: word tid; buffer S2 name
 inline constexpr uint16_t kUtilSource = 0x0105;      // generic: word source number; buffer S2 name
 inline constexpr uint16_t kUtilCpu = 0x0108;  // word: the CPU of this thread's following events
+// generic: word major | minor << 16 | kind << 32; buffer S2 procedure or file:line
+inline constexpr uint16_t kUtilTracepointDef = 0x0109;
 
 }  // namespace rastrace::event
