@@ -41,10 +41,20 @@ struct ProbeSite {
   bool retep = false;         // record at every return of the procedure instead of its entry
 };
 
+// Where in its procedure a tracepoint records; the numbers are the kind of the 00A/109 log event
+// (docs/dyntrace.md), which the exporter reads.
+enum class SiteKind : uint8_t {
+  kInside = 0,  // .symbol+offset with offset != 0, @file,line
+  kEntry = 1,   // .symbol, .symbol+0
+  kReturn = 2,  // .symbol,RETEP
+};
+
 struct CompiledTracepoint {
   uint16_t major = 0;
   uint16_t minor = 0;
   std::string name;  // for messages: "minor 0x0001 (.DosOpen)"
+  SiteKind kind = SiteKind::kEntry;
+  std::string procedure;  // the symbol name, or "file:line" (as the TSF wrote it) for @file,line
   ProbeSite site;
   std::optional<uint8_t> opcode;  // OPCODE=: checked against the process before patching
   std::vector<CompiledData> data;

@@ -1,4 +1,7 @@
 // RecordOutput into a rastrace log (hook 00C, see record_output.h).
+#include <algorithm>
+
+#include "common/byte_order.h"
 #include "dyntrace/record_output.h"
 #include "event/format.h"
 #include "event/timebase.h"
@@ -25,10 +28,31 @@ class LogOutput : public RecordOutput {
     Count(writer_.Write(fields));
   }
 
+  Result<void> Define(const CompiledTracepoint& tracepoint) override {
+    // S2: the 2-byte length in the log's byte order, then the bytes (docs/log-format.md).
+    std::string_view name = tracepoint.procedure;
+    if (name.size() > 0xFFFF) name = name.substr(0, 0xFFFF);
+    definition_.resize(2 + name.size());
+    Store<uint16_t>(definition_.data(), static_cast<uint16_t>(name.size()), writer_.byte_order());
+    std::copy(name.begin(), name.end(), definition_.begin() + 2);
+    event::EventFields fields;
+    fields.hook_id = event::kHookUtil;
+    fields.subhook = kUtilTracepointDef;
+    fields.generic = true;
+    fields.timestamped = true;
+    fields.generic_word = uint64_t{tracepoint.major} | uint64_t{tracepoint.minor} << 16 |
+                          uint64_t{static_cast<uint8_t>(tracepoint.kind)} << 32;
+    fields.buffer = definition_;
+    fields.thread_id = 0;
+    fields.timestamp = RealtimeNow();
+    return writer_.Write(fields);
+  }
+
   Result<void> Finish() override { return writer_.Close(); }
 
  private:
   event::LogWriter writer_;
+  std::vector<uint8_t> definition_;
 };
 
 }  // namespace

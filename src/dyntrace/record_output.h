@@ -16,10 +16,16 @@ namespace rastrace::dyntrace {
 // minor, data word = major | flags << 16 | pid << 32 (flags: the STDA trailer flags), buffer =
 // the record data (REGS values and prefixed data records), thread id = tid, timestamp = the hit's
 // CLOCK_REALTIME in ns (the log's 00A/25C event says ticks are ns).
+// Before the first hit, one 00A/109 event per tracepoint: generic, data word = major | minor << 16
+// | kind << 32 (SiteKind), buffer = S2 procedure name (or "file:line").
 using event::kHookDynamicTracepoint;  // the hook is part of the log format
+using event::kUtilTracepointDef;
 
 class RecordOutput : public HitSink {
  public:
+  // Called once per attached tracepoint before any hit. The log writes a 00A/109 event (what the
+  // tracepoint is, for readers such as the exporter); an STDA buffer has no place for it.
+  virtual Result<void> Define(const CompiledTracepoint& /*tracepoint*/) { return Ok(); }
   // Writes what is still buffered (the STDA save file) and closes.
   virtual Result<void> Finish() = 0;
   uint64_t records() const { return records_; }

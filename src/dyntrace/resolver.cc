@@ -214,6 +214,16 @@ Result<std::vector<CompiledTracepoint>> ResolveTracepoints(
     out.minor = tracepoint->minor;
     out.name = fmt::format("minor 0x{:04X} ({})", tracepoint->minor, SiteName(tracepoint->site));
     out.opcode = tracepoint->opcode;
+    const tsf::TracepointSite& where = tracepoint->site;
+    if (where.kind == tsf::TracepointSite::Kind::kFileLine) {
+      out.kind = SiteKind::kInside;
+      out.procedure = fmt::format("{}:{}", where.file, where.line);
+    } else {
+      out.kind = where.retep         ? SiteKind::kReturn
+                 : where.offset != 0 ? SiteKind::kInside
+                                     : SiteKind::kEntry;
+      out.procedure = where.symbol;
+    }
     out.max_data_length = module.max_data_length;
     auto site = ResolveSite(context, *tracepoint);
     if (!site) return site.error();

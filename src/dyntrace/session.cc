@@ -182,6 +182,13 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     return output.error();
   }
   impl->output = std::move(*output);
+  for (const CompiledTracepoint& tracepoint : *compiled) {
+    auto defined = impl->output->Define(tracepoint);
+    if (!defined) {
+      impl->AbandonLaunch();
+      return defined.error();
+    }
+  }
 
   if (impl->engine == EngineChoice::kUprobe &&
       !std::all_of(compiled->begin(), compiled->end(),

@@ -13,6 +13,11 @@
 #include <thread>
 
 #include "dyntrace/test_support.h"
+#ifdef RASTRACE_DYNTRACE_TEST_HAVE_LOG
+#include "common/byte_order.h"
+#include "event/format.h"
+#include "event/reader.h"
+#endif
 
 namespace rastrace::dyntrace {
 namespace {
@@ -218,6 +223,65 @@ TEST_F(TraceCommandTest, LogOutputIsARastraceLog) {
   uint32_t magic = 0;
   log.read(reinterpret_cast<char*>(&magic), sizeof magic);
   EXPECT_EQ(magic, 0xEFDF1114u);
+#ifdef RASTRACE_DYNTRACE_TEST_HAVE_LOG
+  // One 00A/109 definition per tracepoint, in TSF order, before the first 00C hit.
+  auto reader = event::LogReader::Open((dir_ / "run.trc").string());
+  ASSERT_TRUE(reader) << reader.error().message;
+  struct Definition {
+    uint64_t word;
+    std::string name;
+    bool operator==(const Definition&) const = default;
+  };
+  std::vector<Definition> definitions;
+  size_t hits = 0;
+  event::Event event;
+  while (reader->Next(event) == event::ReadStatus::kEvent) {
+    if (event.hook_id == event::kHookDynamicTracepoint) ++hits;
+    if (event.hook_id != event::kHookUtil || event.subhook != event::kUtilTracepointDef) continue;
+    EXPECT_EQ(hits, 0u) << "a definition after a hit";
+    ASSERT_TRUE(event.generic);
+    ASSERT_GE(event.buffer.size(), 2u);
+    uint16_t length = Load16(event.buffer.data(), reader->byte_order());
+    ASSERT_EQ(event.buffer.size(), 2u + length);
+    definitions.push_back(
+        {event.generic_word,
+         std::string(reinterpret_cast<const char*>(event.buffer.data()) + 2, length)});
+  }
+  auto word = [](uint64_t major, uint64_t minor, uint64_t kind) {
+    return major | minor << 16 | kind << 32;
+  };
+  std::string line = fmt::format("sample.c:{}", MarkerLine("sample.c", "after_createhandle"));
+  std::vector<Definition> expected = {{word(100, 0x0001, 1), "DosOpen"},
+                                      {word(100, 0x7001, 0), line},
+                                      {word(100, 0x8001, 2), "DosOpenC"},
+                                      {word(100, 0x0002, 1), "DosOpenC"}};
+  EXPECT_EQ(definitions, expected);
+  EXPECT_EQ(hits, 4u);
+#endif
+}
+
+TEST_F(TraceCommandTest, AnOffsetIsAPointInsideTheProcedure) {
+#ifndef RASTRACE_DYNTRACE_TEST_HAVE_LOG
+  GTEST_SKIP() << "the event part (log reader) is not in this build";
+#else
+  std::ofstream(dir_ / "offset.tsf")
+      << "MODNAME = dt_sample\nMAJOR = 0x300\nTRACE MINOR=5, TP=.DosOpen+1, REGS=(EAX)\n"
+         "TRACE MINOR=6, TP=.DosOpen+0, REGS=(EAX)\n";
+  auto traced = RunCommand({Bin("trace"), "on", "offset.tsf", "--log", "-o", "run.trc", "--",
+                            TestProgram("dt_sample"), "1"},
+                           dir_);
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  auto reader = event::LogReader::Open((dir_ / "run.trc").string());
+  ASSERT_TRUE(reader) << reader.error().message;
+  std::vector<uint64_t> words;
+  event::Event event;
+  while (reader->Next(event) == event::ReadStatus::kEvent) {
+    if (event.hook_id == event::kHookUtil && event.subhook == event::kUtilTracepointDef) {
+      words.push_back(event.generic_word);
+    }
+  }
+  EXPECT_EQ(words, (std::vector<uint64_t>{0x300 | 5 << 16, 0x300 | 6 << 16 | uint64_t{1} << 32}));
+#endif
 }
 
 TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
