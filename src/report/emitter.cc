@@ -62,6 +62,7 @@ bool Emitter::Emit(const PreparedEvent& event, const tmpl::EvalOutput& text) {
     PrefixFields fields;
     fields.hook_id = id;
     fields.process_name = layout_.full_exec_path ? event.exec_path : event.process_name;
+    fields.cpu = event.cpu;
     fields.pid = event.pid;
     fields.tid = event.tid;
     fields.svc = event.svc;

@@ -11,6 +11,9 @@ namespace rastrace::report {
 struct EventSource::Input {
   explicit Input(event::LogReader r) : reader(std::move(r)) {}
   event::LogReader reader;
+  // Which threads a thread id names: this log's, or in a merged log those of the source the last
+  // 00A/105 event named. Log number in the high half, source number in the low.
+  uint64_t thread_space = 0;
   event::Event pending;
   bool has_pending = false;
   bool ended = false;
@@ -91,6 +94,7 @@ Result<std::unique_ptr<EventSource>> EventSource::Open(const std::vector<std::st
       source->total_bytes_ += static_cast<uint64_t>(st.st_size);
     }
     source->inputs_.push_back(std::make_unique<Input>(std::move(reader).value()));
+    source->inputs_.back()->thread_space = uint64_t{source->inputs_.size() - 1} << 32;
     if (path != "-") {
       LogStart start = ScanLogStart(path);
       source->inputs_.back()->timebase.Set(start.conversion);
@@ -197,7 +201,13 @@ void EventSource::Learn(Input& input, const event::Event& event) {
     } else if (event.subhook == event::kUtilCpus && !event.generic && event.word_count >= 2) {
       total_cpus_ = static_cast<uint32_t>(event.words[0]);
       traced_cpus_ = static_cast<uint32_t>(event.words[1]);
+    } else if (event.subhook == event::kUtilCpu && !event.generic && event.word_count >= 1) {
+      cpus_.Move(input.thread_space, event.thread_id, static_cast<uint32_t>(event.words[0]));
     } else {
+      if (event.subhook == event::kUtilSource && event.generic) {
+        input.thread_space =
+            (input.thread_space & ~uint64_t{0xFFFF'FFFF}) | (event.generic_word & 0xFFFF'FFFF);
+      }
       processes_.Observe(event, order, sequence_);
     }
   } else if (event.hook_id == event::kHookHeader && event.generic && !input.start_seconds) {
@@ -246,6 +256,7 @@ bool EventSource::Next(SourcedEvent& out) {
   uint64_t now_ns = input.have_time ? input.last_ns : first_ns_;
   out.elapsed_ns = have_first_ ? static_cast<int64_t>(now_ns - first_ns_) : 0;
   out.tid = event.thread_id;
+  out.cpu = cpus_.CpuOf(input.thread_space, event.thread_id);
   out.wall_seconds.reset();
   if (input.start_seconds) {
     int64_t since_start =

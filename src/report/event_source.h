@@ -1,7 +1,7 @@
 // The events of one or more logs as one time-ordered stream: each log is read with constant
 // memory, logs are merged by time (events without a timestamp stay behind their predecessor), and
 // each event comes with what the report derives from the events before it: elapsed time, pid,
-// process table, cpu counts.
+// process table, the thread's CPU, cpu counts.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include "event/event.h"
 #include "event/reader.h"
 #include "event/timebase.h"
+#include "report/cpu_tracker.h"
 #include "report/process_table.h"
 
 namespace rastrace::report {
@@ -29,6 +30,7 @@ struct SourcedEvent {
   int64_t elapsed_ns = 0;  // from the first timestamp of the report
   bool timestamped = false;
   uint64_t tid = 0;
+  uint32_t cpu = 0;                     // of the event's thread, from 00A/108
   std::optional<int64_t> wall_seconds;  // when the log's header (003) gave the start time
 };
 
@@ -49,6 +51,9 @@ class EventSource {
   ProcessTable& processes() { return processes_; }
   uint32_t total_cpus() const { return total_cpus_; }
   uint32_t traced_cpus() const { return traced_cpus_; }
+  // $REPORTEDCPUS: the CPUs the report's threads are on now (00A/108); before any thread's CPU
+  // is known (and in logs without 00A/108), every traced CPU counts as active.
+  uint32_t reported_cpus() const { return cpus_.known() ? cpus_.ActiveCpus() : traced_cpus_; }
   // Bytes read so far and the size of every log (0 when one is not a regular file).
   uint64_t bytes_read() const;
   uint64_t total_bytes() const { return total_bytes_; }
@@ -64,6 +69,7 @@ class EventSource {
   std::vector<std::unique_ptr<Input>> inputs_;
   std::vector<std::string> warnings_;
   ProcessTable processes_;
+  CpuTracker cpus_;
   uint64_t sequence_ = 0;
   bool have_first_ = false;
   uint64_t first_ns_ = 0;

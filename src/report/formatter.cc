@@ -92,12 +92,13 @@ void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
   ctx.rel_line_no = prepared.line_no;
   ctx.pid = prepared.pid;
   ctx.tid = prepared.tid;
+  ctx.cpuid = prepared.cpu;
   ctx.exec_path = prepared.exec_path;
   ctx.svc = prepared.svc;
   ctx.time_ns = prepared.elapsed_ns < 0 ? 0 : static_cast<uint64_t>(prepared.elapsed_ns);
   ctx.total_cpus = prepared.total_cpus;
   ctx.traced_cpus = prepared.traced_cpus;
-  ctx.reported_cpus = prepared.traced_cpus;
+  ctx.reported_cpus = prepared.reported_cpus;
   host_->set_sequence(prepared.sequence);
   evaluator_->Run(*tmpl, ctx, out);
 }

@@ -145,6 +145,37 @@ LogBuilder Syscalls() {
   return log;
 }
 
+// Two threads migrating between CPUs (00A/108 before each thread's first event on a new CPU).
+// Thread 501 is on no known CPU until its first 108. Big-endian, to cover the word's byte order.
+LogBuilder CpuMigration() {
+  LogBuilder log(event::Layout::k64, ByteOrder::kBig);
+  log.Header(kStart, "Linux", "node6", "6.1.0", "#1", "x86_64", "rastrace-mover", 0);
+  log.TimeConversion(1, 1, 0, 0);
+  log.Hook(event::kHookUtil, event::kUtilCpus, {4, 4}, 500, 0);
+  log.Process(500, 1, 500, "/usr/bin/mover", 0);
+  log.Process(500, 1, 501, "/usr/bin/mover", 0);
+  log.Hook(0x0110, 0, {1}, 501, 50);
+  log.Cpu(500, 0, 100).Hook(0x0110, 0, {2}, 500, 100);
+  log.Cpu(501, 1, 200).Hook(0x0110, 0, {3}, 501, 200);
+  log.Hook(0x0110, 0, {4}, 500, 300);
+  log.Cpu(500, 2, 400).Hook(0x0110, 0, {5}, 500, 400);
+  log.Cpu(501, 2, 500).Hook(0x0110, 0, {6}, 501, 500);  // both on CPU 2: one CPU active
+  log.Hook(0x0130, 0, {7, 8}, 501, -1);                 // no timestamp, still CPU 2
+  log.Cpu(500, 3, 600).Hook(0x0110, 0, {9}, 500, 600);
+  log.Hook(event::kHookTraceOff, 0, {0}, 500, 700);
+  return log;
+}
+
+// A second log whose thread 500 is another thread (another machine): its CPU is its own.
+LogBuilder CpuOtherLog() {
+  LogBuilder log;
+  log.Header(kStart, "Linux", "node7", "6.1.0", "#1", "x86_64", "rastrace-other", 0);
+  log.TimeConversion(1, 1, 0, 0);
+  log.Cpu(500, 7, 150).Hook(0x0110, 0, {100}, 500, 150);
+  log.Hook(0x0110, 0, {101}, 500, 450);
+  return log;
+}
+
 LogBuilder Big() {
   LogBuilder log;
   log.Header(kStart, "Linux", "big", "6.1.0", "#1", "x86_64", "trace", 0);
@@ -186,9 +217,9 @@ LogBuilder Big() {
 }  // namespace
 
 std::vector<std::string> GoldenLogNames() {
-  return {"example64le", "example64be", "example32le", "example32be",    "rastrace_events",
-          "second",      "truncated",   "big",         "recorder_order", "kernel_events",
-          "syscalls"};
+  return {"example64le", "example64be",   "example32le", "example32be",    "rastrace_events",
+          "second",      "truncated",     "big",         "recorder_order", "kernel_events",
+          "syscalls",    "cpu_migration", "cpu_other"};
 }
 
 LogBuilder GoldenLog(const std::string& name) {
@@ -203,6 +234,8 @@ LogBuilder GoldenLog(const std::string& name) {
   if (name == "recorder_order") return RecorderOrder();
   if (name == "kernel_events") return KernelEvents();
   if (name == "syscalls") return Syscalls();
+  if (name == "cpu_migration") return CpuMigration();
+  if (name == "cpu_other") return CpuOtherLog();
   return LogBuilder();
 }
 

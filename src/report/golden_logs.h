@@ -10,7 +10,8 @@
 namespace rastrace::report {
 
 // Names understood by GoldenLog: example64le, example64be, example32le, example32be,
-// rastrace_events, second, truncated, big (many events, for --jobs), recorder_order.
+// rastrace_events, second, truncated, big (many events, for --jobs), recorder_order,
+// kernel_events, syscalls, cpu_migration, cpu_other.
 std::vector<std::string> GoldenLogNames();
 // The log called `name`; an empty log (magic only) for unknown names.
 LogBuilder GoldenLog(const std::string& name);

@@ -118,6 +118,10 @@ LogBuilder& LogBuilder::ThreadName(uint64_t tid, std::string_view name, int64_t 
   return Generic(event::kHookUtil, event::kUtilThreadName, tid, S2(name), tid, timestamp);
 }
 
+LogBuilder& LogBuilder::Cpu(uint64_t tid, uint32_t cpu, int64_t timestamp) {
+  return Hook(event::kHookUtil, event::kUtilCpu, {cpu}, tid, timestamp);
+}
+
 LogBuilder& LogBuilder::Raw(std::span<const uint8_t> bytes) {
   bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
   return *this;

@@ -40,6 +40,8 @@ class LogBuilder {
                       int64_t timestamp);
   LogBuilder& Exec(uint64_t pid, std::string_view path, uint64_t tid, int64_t timestamp);
   LogBuilder& ThreadName(uint64_t tid, std::string_view name, int64_t timestamp);
+  // 00A/0x108, in the thread's own stream: `tid` runs on `cpu` from here on.
+  LogBuilder& Cpu(uint64_t tid, uint32_t cpu, int64_t timestamp);
 
   // Appends raw bytes (a truncated event, for error tests).
   LogBuilder& Raw(std::span<const uint8_t> bytes);

@@ -22,11 +22,13 @@ struct PreparedEvent {
   bool timestamped = false;
   uint64_t pid = 0;
   uint64_t tid = 0;
+  uint32_t cpu = 0;  // of the thread, from 00A/108 ($CPUID, the CPU column)
   std::string_view exec_path;
   std::string_view process_name;  // the PROCESS NAME column
   std::string_view svc;           // the system call the thread is in ($SVC, SYSTEM CALL column)
   uint32_t total_cpus = 1;
   uint32_t traced_cpus = 1;
+  uint32_t reported_cpus = 1;
 };
 
 }  // namespace rastrace::report

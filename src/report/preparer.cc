@@ -48,11 +48,13 @@ bool Preparer::Next(PreparedEvent& out) {
     out.timestamped = sourced_.timestamped;
     out.pid = thread.pid;
     out.tid = sourced_.tid;
+    out.cpu = sourced_.cpu;
     out.exec_path = thread.path;
     out.process_name = thread.name.empty() ? std::string_view("-") : thread.name;
     out.svc = svc;
     out.total_cpus = source_.total_cpus();
     out.traced_cpus = source_.traced_cpus();
+    out.reported_cpus = source_.reported_cpus();
     return true;
   }
   return false;
