@@ -1,0 +1,43 @@
+// Fuzzes the x86-64 decoder and emulator: any bytes decode to nothing or to an instruction no
+// longer than the input (and 15 bytes), and emulating it on a small fake memory never crashes.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "dyntrace/x86_emulator.h"
+
+namespace {
+
+class SmallMemory : public rastrace::dyntrace::EmulatedMemory {
+ public:
+  bool Read(uint64_t address, std::span<uint8_t> out) override {
+    if (address < kBase || address - kBase > bytes_.size() - out.size()) return false;
+    std::memcpy(out.data(), bytes_.data() + (address - kBase), out.size());
+    return true;
+  }
+  bool Write(uint64_t address, std::span<const uint8_t> in) override {
+    if (address < kBase || address - kBase > bytes_.size() - in.size()) return false;
+    std::memcpy(bytes_.data() + (address - kBase), in.data(), in.size());
+    return true;
+  }
+
+ private:
+  static constexpr uint64_t kBase = 0x1000;
+  std::array<uint8_t, 64> bytes_{};
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto decoded = rastrace::dyntrace::DecodeX86({data, size});
+  if (!decoded) return 0;
+  if (decoded->length == 0 || decoded->length > size || decoded->length > 15) std::abort();
+  rastrace::dyntrace::X86State state;
+  for (size_t i = 0; i < state.gpr.size(); ++i) state.gpr[i] = 0x1000 + 8 * i;
+  state.rip = 0x400000;
+  SmallMemory memory;
+  (void)rastrace::dyntrace::EmulateX86(*decoded, state, memory);
+  return 0;
+}
