@@ -76,6 +76,7 @@ bool Parser::Body(Template& t) {
     if (!t.label.empty() && t.label[0] != '@') Push(ct_.body, NodeKind::kString, t.label);
   }
   if (!ParseSeq(ct_.body, false, 0)) return false;
+  ResolveLongCalls(ct_.body);
   return FinishMacros();
 }
 
@@ -177,6 +178,17 @@ bool Parser::MacroItem(Seq& out, const Token& t, bool allow_switch) {
       Node n;
       n.kind = NodeKind::kCall;
       n.call_id16 = static_cast<uint16_t>(id << 4);
+      out.push_back(std::move(n));
+      return true;
+    }
+    // A SWITCH needs a value, and a call has none: `$dead, ...` is a macro.
+    if (IsLongSubroutineName(t.text) && !(allow_switch && PeekComma())) {
+      uint64_t id = 0;
+      ParseUnsigned(t.text, 16, id);
+      Node n;
+      n.kind = NodeKind::kCall;
+      n.call_id16 = static_cast<uint16_t>(id);
+      n.text = Lower(t.text);  // whether it is a macro after all is known at the end
       out.push_back(std::move(n));
       return true;
     }
@@ -403,6 +415,48 @@ bool Parser::MacroIndex(std::string_view name, bool defining, size_t offset, uin
     definition_order_.push_back(index);
   }
   return true;
+}
+
+void Parser::ResolveLongCalls(Seq& seq) {
+  // The recursion follows the parse, which nesting limits bound (kMaxItemNesting).
+  for (Node& n : seq) {
+    if (n.kind == NodeKind::kCall && !n.text.empty()) {
+      auto it = std::find(ct_.macro_names.begin(), ct_.macro_names.end(), n.text);
+      size_t index = static_cast<size_t>(it - ct_.macro_names.begin());
+      if (it != ct_.macro_names.end() && defined_[index]) {
+        n.kind = NodeKind::kMacro;
+        n.value.source = Value::Source::kMacro;
+        n.value.macro = static_cast<uint16_t>(index);
+        n.text.clear();
+      }
+    }
+    ResolveLongCalls(n.children);
+    if (n.cases) {
+      for (Case& c : n.cases->cases) ResolveLongCalls(c.body);
+    }
+    if (n.flags) {
+      for (FlagEntry& e : *n.flags) {
+        ResolveLongCalls(e.set);
+        ResolveLongCalls(e.clear);
+      }
+    }
+    if (n.expr) ResolveLongCalls(*n.expr);
+    if (n.builtin) {
+      for (BuiltinArg& a : n.builtin->args) {
+        ResolveLongCalls(a.text);
+        ResolveLongCalls(a.expr);
+      }
+    }
+  }
+}
+
+void Parser::ResolveLongCalls(Expr& expr) {
+  for (auto& b : expr.builtins) {
+    for (BuiltinArg& a : b->args) {
+      ResolveLongCalls(a.text);
+      ResolveLongCalls(a.expr);
+    }
+  }
 }
 
 bool Parser::FinishMacros() {

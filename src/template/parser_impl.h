@@ -32,6 +32,9 @@ std::string Lower(std::string_view s);
 bool IsHexDigit(char c);
 // "$90F": three hex digits name a template subroutine.
 bool IsSubroutineName(std::string_view name);
+// "$1A2B": four hex digits name the subroutine of that 16-bit id, unless the template defines a
+// macro of that name (Parser::ResolveLongCalls).
+bool IsLongSubroutineName(std::string_view name);
 bool ParseUnsigned(std::string_view text, int base, uint64_t& out);
 // A number in an expression or a LOOP count: decimal, or hex with 0x.
 bool ParseExprNumber(std::string_view text, uint64_t& out);
@@ -88,6 +91,10 @@ class Parser {
   bool Unary(Expr& e, int depth);
   bool Primary(Expr& e, int depth);
   bool MacroIndex(std::string_view name, bool defining, size_t offset, uint16_t& index);
+  // Turns the $hhhh calls of `seq` whose name the template defines as a macro back into that
+  // macro: `$cafe` stays a variable in a template that assigns or declares it.
+  void ResolveLongCalls(Seq& seq);
+  void ResolveLongCalls(Expr& expr);
   bool FinishMacros();
   // Counts one level of nesting (a descriptor item, a built-in call, an expression) for as long
   // as it lives, so that no input can nest deeper than kMaxNesting and overflow the stack.

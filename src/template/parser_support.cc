@@ -22,6 +22,10 @@ bool IsSubroutineName(std::string_view name) {
   return name.size() == 3 && std::all_of(name.begin(), name.end(), IsHexDigit);
 }
 
+bool IsLongSubroutineName(std::string_view name) {
+  return name.size() == 4 && std::all_of(name.begin(), name.end(), IsHexDigit);
+}
+
 bool ParseUnsigned(std::string_view text, int base, uint64_t& out) {
   if (text.empty()) return false;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out, base);
