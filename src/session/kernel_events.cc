@@ -1,6 +1,7 @@
 #include "session/kernel_events.h"
 
 #include <array>
+#include <cstddef>
 
 #include "event/format.h"
 #include "session/event_builder.h"
@@ -80,6 +81,25 @@ void KernelEventMapper::SeeThread(uint32_t tid, uint32_t pid, std::string_view c
 }
 
 size_t KernelEventMapper::Map(const TraceLine& line, std::vector<uint8_t>& out) {
+  const size_t start = out.size();
+  const size_t count = MapEvent(line, out);
+  if (count != 0) NoteCpu(line, start, out);
+  return count;
+}
+
+void KernelEventMapper::NoteCpu(const TraceLine& line, size_t at, std::vector<uint8_t>& out) {
+  // The idle tasks of all cpus share tid 0: their cpu is in their DISPATCH IDLE events instead.
+  if (line.tid == 0) return;
+  const auto [it, first] = cpu_of_.try_emplace(line.tid, line.cpu);
+  if (!first && it->second == line.cpu) return;
+  it->second = line.cpu;
+  cpu_event_.clear();
+  AppendWords(event::kHookUtil, event::kUtilCpu, {line.cpu}, line.tid, line.timestamp_ns, true,
+              cpu_event_);
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), cpu_event_.begin(), cpu_event_.end());
+}
+
+size_t KernelEventMapper::MapEvent(const TraceLine& line, std::vector<uint8_t>& out) {
   size_t count = 0;
   const uint64_t ts = line.timestamp_ns;
   const uint64_t tid = line.tid;

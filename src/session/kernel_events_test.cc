@@ -10,8 +10,11 @@
 namespace rastrace::session {
 namespace {
 
+// The events of `body`; 00A/108 (cpu changes) only when `with_cpu`, so the mapping tests below
+// see the events they are about.
 std::vector<event::EventFields> Decode(const std::vector<uint8_t>& body,
-                                       std::vector<std::vector<uint8_t>>& buffers) {
+                                       std::vector<std::vector<uint8_t>>& buffers,
+                                       bool with_cpu = false) {
   std::vector<uint8_t> bytes;
   event::EncodeMagic(event::Layout::k64, NativeByteOrder(), bytes);
   bytes.insert(bytes.end(), body.begin(), body.end());
@@ -20,6 +23,7 @@ std::vector<event::EventFields> Decode(const std::vector<uint8_t>& body,
   std::vector<event::EventFields> out;
   event::Event ev;
   while (reader->Next(ev) == event::ReadStatus::kEvent) {
+    if (!with_cpu && ev.hook_id == event::kHookUtil && ev.subhook == event::kUtilCpu) continue;
     buffers.emplace_back(ev.buffer.begin(), ev.buffer.end());
     out.push_back(ev);
     out.back().buffer = {};
@@ -168,6 +172,55 @@ TEST(KernelEvents, FilteredHooksAreNotWritten) {
   EXPECT_TRUE(
       MapLine(mapper, "a-1 (1) [000] ..... 1.0: sys_enter: NR 0 (0, 0, 0, 0, 0, 0)").empty());
   EXPECT_FALSE(MapLine(mapper, "a-1 (1) [000] ..... 1.0: sys_exit: NR 0 = 0").empty());
+}
+
+TEST(KernelEvents, ACpuChangeIsWrittenBeforeTheThreadsEvent) {
+  KernelEventMapper mapper(All(), nullptr);
+  mapper.KnowThread(7, 7);
+  mapper.KnowThread(8, 8);
+  std::vector<std::vector<uint8_t>> buffers;
+  auto decode = [&](std::string_view line) {
+    return Decode(MapLine(mapper, line), buffers, /*with_cpu=*/true);
+  };
+  // A thread's first event says where it runs.
+  auto events = decode("a-7 (7) [002] ..... 1.0: sys_exit: NR 0 = 0");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].hook_id, event::kHookUtil);
+  EXPECT_EQ(events[0].subhook, event::kUtilCpu);
+  EXPECT_EQ(events[0].word_count, 1u);
+  EXPECT_EQ(events[0].words[0], 2u);
+  EXPECT_EQ(events[0].thread_id, 7u);
+  EXPECT_TRUE(events[0].timestamped);
+  EXPECT_EQ(events[0].timestamp, events[1].timestamp);
+  EXPECT_EQ(events[1].hook_id, kHookSyscallReturn);
+  // Same cpu: nothing more. Another thread on that cpu has its own first event.
+  EXPECT_EQ(decode("a-7 (7) [002] ..... 1.1: sys_exit: NR 0 = 0").size(), 1u);
+  events = decode("b-8 (8) [002] ..... 1.2: sys_exit: NR 0 = 0");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].thread_id, 8u);
+  // The first thread moves to cpu 0, then back to 2.
+  events = decode("a-7 (7) [000] ..... 1.3: sys_exit: NR 0 = 0");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].subhook, event::kUtilCpu);
+  EXPECT_EQ(events[0].words[0], 0u);
+  events = decode("a-7 (7) [002] ..... 1.4: sys_exit: NR 0 = 0");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].words[0], 2u);
+  // An event -j/-k leaves out changes nothing: the next written event still says where it ran.
+  std::bitset<65536> only_exit;
+  only_exit.set(kHookSyscallReturn);
+  KernelEventMapper filtered(only_exit, nullptr);
+  filtered.KnowThread(7, 7);
+  EXPECT_TRUE(
+      MapLine(filtered, "a-7 (7) [001] ..... 2.0: sys_enter: NR 0 (0, 0, 0, 0, 0, 0)").empty());
+  events = Decode(MapLine(filtered, "a-7 (7) [003] ..... 2.1: sys_exit: NR 0 = 0"), buffers, true);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].words[0], 3u);
+  // The idle tasks (tid 0 on every cpu) get none.
+  mapper.KnowThread(0, 0);
+  EXPECT_EQ(
+      decode("<idle>-0 (-------) [001] d.h1. 3.0: irq_handler_exit: irq=24 ret=handled").size(),
+      1u);
 }
 
 TEST(KernelEvents, UnknownSystemCallNumbersGetANumberName) {
