@@ -31,13 +31,14 @@ __attribute__((noinline)) void NotRunning(unsigned slot, StreamShared& s, uint32
 }
 
 // The streams of this process, for one event: the checks that decide whether anything is
-// recorded touch only a few words; recording itself is out of line.
-__attribute__((noinline)) void EventToStreams(std::atomic<uint32_t>& hot, uint32_t mask,
-                                              trace_event_id_t event_id, const void* data_ptr,
-                                              size_t data_len, uint64_t prog_address) {
+// recorded touch only a few words; recording itself is out of line. A filtered-out type is never
+// recorded whatever the stream's state, so the filter bit is tested before the state.
+__attribute__((noinline)) void EventToStreams(uint32_t mask, trace_event_id_t event_id,
+                                              const void* data_ptr, size_t data_len,
+                                              uint64_t prog_address) {
   if (mask & kRegistryDirty) [[unlikely]] {
     RefreshAttachments();
-    mask = hot.load(std::memory_order_acquire) & ~kRegistryDirty;
+    mask = HotWord().load(std::memory_order_acquire) & ~kRegistryDirty;
   }
   if (event_id >= kMaxLocalIds) return;
   if (data_ptr == nullptr) data_len = 0;
@@ -47,6 +48,8 @@ __attribute__((noinline)) void EventToStreams(std::atomic<uint32_t>& hot, uint32
     Attachment& a = g_attachments[slot];
     StreamShared* s = a.stream.load(std::memory_order_acquire);
     if (s == nullptr) continue;
+    uint16_t stream_id = a.xlate[event_id].load(std::memory_order_relaxed);
+    if (stream_id != kUnresolved && Filtered(*s, stream_id)) continue;
     uint32_t state = s->state.load(std::memory_order_relaxed);
     if (state != kStateRunning) [[unlikely]] {
       if (state != kStateSuspended || s->auto_stopped.load(std::memory_order_relaxed) != 0) {
@@ -54,42 +57,44 @@ __attribute__((noinline)) void EventToStreams(std::atomic<uint32_t>& hot, uint32
       }
       continue;
     }
-    uint16_t stream_id = a.xlate[event_id].load(std::memory_order_relaxed);
-    if (stream_id == 0) [[unlikely]] {
-      stream_id = ResolveEventId(slot, event_id);
-      if (stream_id == 0) continue;
+    if (stream_id == kUnresolved) [[unlikely]] {
+      uint16_t resolved = ResolveEventId(slot, event_id);  // stream id + 1, 0: none
+      if (resolved == 0) continue;
+      stream_id = static_cast<uint16_t>(resolved - 1);
+      if (Filtered(*s, stream_id)) continue;
     }
-    --stream_id;
-    if (Filtered(*s, stream_id)) continue;
     Record(*s, stream_id, data_ptr, data_len, prog_address);
   }
 }
 
 }  // namespace
 
-// No stream attached to this process (the usual case): one load and a return. One stream (the
-// next most usual): its state, id translation and filter are checked here, without a call.
+// No stream attached to this process (the usual case): one load from a constant address and a
+// return. One stream (the next most usual): its id translation, filter bit and state are checked
+// here, without a call; a filtered-out type returns after the filter bit, before the state.
 API void posix_trace_event(trace_event_id_t event_id, const void* data_ptr, size_t data_len) {
-  std::atomic<uint32_t>& hot = *g_hot.load(std::memory_order_relaxed);
-  uint32_t mask = hot.load(std::memory_order_acquire);
+  uint32_t mask = HotWord().load(std::memory_order_acquire);
   if (mask == 0) [[likely]]
     return;
-  const uint64_t prog_address = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  if ((mask & (mask - 1)) == 0 && mask != kRegistryDirty && event_id < kMaxLocalIds) {
-    Attachment& a = g_attachments[__builtin_ctz(mask)];
+  // One attachment bit and nothing else (kRegistryDirty alone is also one bit: its slot would be
+  // out of range, hence the bound on the slot).
+  const unsigned slot = static_cast<unsigned>(__builtin_ctz(mask));
+  if ((mask & (mask - 1)) == 0 && slot < TRACE_SYS_MAX && event_id < kMaxLocalIds) {
+    Attachment& a = g_attachments[slot];
     StreamShared* s = a.stream.load(std::memory_order_acquire);
     if (s != nullptr) {
-      uint32_t state = s->state.load(std::memory_order_relaxed);
-      if (state == kStateSuspended && s->auto_stopped.load(std::memory_order_relaxed) == 0) return;
       uint16_t stream_id = a.xlate[event_id].load(std::memory_order_relaxed);
-      if (state == kStateRunning && stream_id != 0) {
-        if (Filtered(*s, stream_id - 1u)) return;
-        return Record(*s, static_cast<uint16_t>(stream_id - 1), data_ptr,
-                      data_ptr == nullptr ? 0 : data_len, prog_address);
+      if (stream_id != kUnresolved && Filtered(*s, stream_id)) return;
+      uint32_t state = s->state.load(std::memory_order_relaxed);
+      if (state == kStateRunning && stream_id != kUnresolved) [[likely]] {
+        return Record(*s, stream_id, data_ptr, data_ptr == nullptr ? 0 : data_len,
+                      reinterpret_cast<uint64_t>(__builtin_return_address(0)));
       }
+      if (state == kStateSuspended && s->auto_stopped.load(std::memory_order_relaxed) == 0) return;
     }
   }
-  EventToStreams(hot, mask, event_id, data_ptr, data_len, prog_address);
+  EventToStreams(mask, event_id, data_ptr, data_len,
+                 reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }
 
 API int posix_trace_eventid_open(const char* event_name, trace_event_id_t* event_id) {

@@ -19,11 +19,8 @@
 
 namespace rastrace::posix {
 
-namespace {
-std::atomic<uint32_t> g_no_registry_hot{0};
-}  // namespace
-
-std::atomic<std::atomic<uint32_t>*> g_hot{&g_no_registry_hot};
+// constinit: a dynamic initializer could run after InitTracedProcess and wipe the mapped registry.
+constinit RegistryPage g_registry_page{};
 Attachment g_attachments[TRACE_SYS_MAX];
 int32_t g_pid = 0;
 thread_local ThreadIdentity t_me __attribute__((tls_model("initial-exec")));
@@ -32,8 +29,7 @@ namespace {
 
 // Guards the attachments, the registry pointer and the local names (never taken by the hot path).
 std::mutex g_mutex;
-RegistryShared* g_registry = nullptr;
-RegistryShared g_private_registry;  // when no shared memory object could be made
+RegistryShared* const g_registry = &g_registry_page.r;
 char g_registry_name[kShmNameMax] = {};
 
 char g_local_names[kMaxLocalIds][TRACE_EVENT_NAME_MAX + 1];
@@ -59,6 +55,12 @@ uint64_t ProcessStartTime() {
   return p == nullptr ? 0 : std::strtoull(p + 1, nullptr, 10);
 }
 
+// Maps the registry object `fd` over g_registry_page (replacing whatever was there).
+bool MapRegistryPage(int fd) {
+  return mmap(&g_registry_page, sizeof(RegistryPage), PROT_READ | PROT_WRITE,
+              MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+}
+
 void InitRegistryContents(RegistryShared& r) {
   std::memset(static_cast<void*>(&r), 0, sizeof r);
   r.magic = kRegistryMagic;
@@ -75,23 +77,18 @@ bool ReuseRegistryAfterExec() {
   int fd = shm_open(g_registry_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
   if (fd < 0) return false;
   struct stat st {};
-  void* map = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-      static_cast<size_t>(st.st_size) >= sizeof(RegistryShared)) {
-    map = mmap(nullptr, sizeof(RegistryShared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  }
+  bool mapped = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+                static_cast<size_t>(st.st_size) >= sizeof(RegistryPage) && MapRegistryPage(fd);
   close(fd);
-  if (map == MAP_FAILED) return false;
-  auto* r = static_cast<RegistryShared*>(map);
+  if (!mapped) return false;
+  RegistryShared& r = *g_registry;
   uint64_t start_time = ProcessStartTime();
-  if (r->magic != kRegistryMagic || r->pid != g_pid || start_time == 0 ||
-      r->start_time != start_time) {
-    munmap(map, sizeof(RegistryShared));
+  // A stale object is left mapped: CreateRegistry maps the new one over it.
+  if (r.magic != kRegistryMagic || r.pid != g_pid || start_time == 0 ||
+      r.start_time != start_time) {
     return false;
   }
-  r->hot.store(kRegistryDirty);  // attach the listed streams at the first event
-  g_registry = r;
-  g_hot.store(&g_registry->hot, std::memory_order_release);
+  r.hot.store(kRegistryDirty);  // attach the listed streams at the first event
   return true;
 }
 
@@ -103,22 +100,19 @@ void CreateRegistry() {
     // A left-over of an earlier process with our pid (exec'd or killed): replace it.
     if (fd < 0 && errno == EEXIST) shm_unlink(g_registry_name);
   }
-  void* map = MAP_FAILED;
+  bool mapped = false;
   if (fd >= 0) {
-    if (ftruncate(fd, sizeof(RegistryShared)) == 0) {
-      map = mmap(nullptr, sizeof(RegistryShared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    }
+    mapped = ftruncate(fd, sizeof(RegistryPage)) == 0 && MapRegistryPage(fd);
     close(fd);
   }
-  if (map == MAP_FAILED) {
+  if (!mapped) {
     if (fd >= 0) shm_unlink(g_registry_name);
     g_registry_name[0] = '\0';
-    g_registry = &g_private_registry;
-  } else {
-    g_registry = static_cast<RegistryShared*>(map);
+    // Private memory again: a forked child must not write into its parent's registry.
+    mmap(&g_registry_page, sizeof(RegistryPage), PROT_READ | PROT_WRITE,
+         MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   }
   InitRegistryContents(*g_registry);
-  g_hot.store(&g_registry->hot, std::memory_order_release);
 }
 
 // Registries of processes that ended without running atexit (_exit, exec, a signal): removed by
@@ -167,7 +161,7 @@ bool AttachLocked(const char* name) {
     int error = 0;
     StreamShared* s = MapStream(name, bytes, error);
     if (s == nullptr) return false;
-    for (auto& x : a.xlate) x.store(0, std::memory_order_relaxed);
+    for (auto& x : a.xlate) x.store(kUnresolved, std::memory_order_relaxed);
     a.map_bytes = bytes;
     std::snprintf(a.name, sizeof a.name, "%s", name);
     a.stream.store(s, std::memory_order_release);
@@ -282,7 +276,7 @@ uint16_t ResolveEventId(unsigned slot, unsigned local_id) {
   } else {
     return 0;
   }
-  a.xlate[local_id].store(static_cast<uint16_t>(stream_id + 1), std::memory_order_relaxed);
+  a.xlate[local_id].store(static_cast<uint16_t>(stream_id), std::memory_order_relaxed);
   return static_cast<uint16_t>(stream_id + 1);
 }
 

@@ -17,7 +17,9 @@
 namespace rastrace::posix {
 
 // A stream this process records into. `xlate` maps this process's event ids to the stream's
-// (stored + 1; 0: not looked up yet): processes sharing a stream may number names differently.
+// (kUnresolved: not looked up yet): processes sharing a stream may number names differently.
+// The id is stored as is, so that the hot path indexes the filter with it directly.
+inline constexpr uint16_t kUnresolved = 0xFFFF;
 struct Attachment {
   std::atomic<StreamShared*> stream{nullptr};
   size_t map_bytes = 0;
@@ -30,12 +32,25 @@ struct ThreadIdentity {
   int32_t kernel_tid = 0;
 };
 
+// This process's registry lives at a fixed address inside the library: its shared memory
+// object is mapped over this page-aligned static (or, without shared memory, the static itself
+// is used). posix_trace_event then reads the `hot` word with one load from a constant address,
+// with no pointer to follow first.
+struct alignas(4096) RegistryPage {
+  RegistryShared r;
+};
+static_assert(sizeof(RegistryPage) % 4096 == 0);
+
 // Hot-path state, read without locks by posix_trace_event.
-// The `hot` word of this process's registry: attachment bits and kRegistryDirty.
-extern std::atomic<std::atomic<uint32_t>*> g_hot;
+extern RegistryPage g_registry_page;
 extern Attachment g_attachments[TRACE_SYS_MAX];
 extern int32_t g_pid;
 extern thread_local ThreadIdentity t_me __attribute__((tls_model("initial-exec")));
+
+// The `hot` word of this process's registry: attachment bits and kRegistryDirty.
+inline std::atomic<uint32_t>& HotWord() {
+  return g_registry_page.r.hot;
+}
 
 void InitThreadIdentity();
 inline const ThreadIdentity& Me() {
