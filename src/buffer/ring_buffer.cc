@@ -47,6 +47,7 @@ void RingBuffer::Empty(Mode mode) {
   producer_.mode = mode;
   producer_.head = 0;
   producer_.cached_tail = 0;
+  producer_.cpu = kNoCpu;
   RingControl& control = *producer_.control;
   control.shared.head.store(0, std::memory_order_relaxed);
   control.shared.lost.store(0, std::memory_order_relaxed);

@@ -150,6 +150,11 @@ class RingBuffer {
   Mode mode() const { return producer_.mode; }
   uint64_t thread_id() const { return producer_.thread_id; }
 
+  // The CPU the producer last named in this ring with a 00A/108 event (kNoCpu: none yet).
+  static constexpr uint32_t kNoCpu = 0xFFFFFFF0;
+  uint32_t producer_cpu() const { return producer_.cpu; }
+  void set_producer_cpu(uint32_t cpu) { producer_.cpu = cpu; }
+
   // Empties the ring and clears its counts, with a new capacity and mode. Only while neither side
   // is using it (between tracing sessions).
   void Reset(size_t capacity_bytes, Mode mode);
@@ -166,7 +171,9 @@ class RingBuffer {
     uint64_t thread_id = 0;
     RingControl* control = nullptr;  // own_control_ or a placement's
     Mode mode = Mode::kAlternate;
+    uint32_t cpu = kNoCpu;  // fits in the same line: the hot path reads it with the others
   };
+  static_assert(sizeof(Producer) == kCacheLine);
   void Empty(Mode mode);
 
   Producer producer_;

@@ -12,6 +12,7 @@
 
 #include "buffer/event_words.h"
 #include "recorder/clock.h"
+#include "recorder/current_cpu.h"
 #include "recorder/recorder.h"
 #include "recorder/session_page.h"
 
@@ -41,6 +42,29 @@ namespace {
   return g_filter_active && !g_filter_allowed.test(hkwd >> 16);
 }
 
+// A thread that moved to another CPU says so before its next event: 00A/108 with the CPU, no
+// timestamp (it takes that of the event before it). A full ring drops it, and the next hook tries
+// again. Without rseq the CPU is unknown and nothing is written.
+[[gnu::noinline, gnu::cold]] void NoteCpu(buffer::RingBuffer* ring, uint32_t cpu) {
+  if (cpu >= kFirstInvalidCpu) {
+    ring->set_producer_cpu(cpu);
+    return;
+  }
+  uint64_t at = 0;
+  if (!ring->Reserve(3, &at)) return Dropped(ring);
+  ring->Put(at, buffer::MakeHookword(0, 8, uint32_t{event::kHookUtil} << 16 | event::kUtilCpu));
+  ring->Put(at + 1, cpu);
+  ring->Put(at + 2, ring->thread_id());
+  ring->Publish(at + 3);
+  ring->set_producer_cpu(cpu);
+}
+
+[[gnu::always_inline]] inline void FollowCpu(buffer::RingBuffer* ring) {
+  const uint32_t cpu = CurrentCpu();
+  if (cpu != ring->producer_cpu()) [[unlikely]]
+    NoteCpu(ring, cpu);
+}
+
 // Stores the words of a TRCHKLn(T) event at `at` (room is known to be there) and publishes it.
 // The storage, mask and thread id are copied to locals first so that the stores, which the
 // compiler must assume may alias the ring object, do not force them to be reloaded.
@@ -67,6 +91,7 @@ template <bool kTimestamp, class... Words>
   if (Filtered(hkwd)) return;
   buffer::RingBuffer* ring = CurrentRing();
   if (ring == nullptr) return;
+  FollowCpu(ring);
   constexpr size_t kTotal = 2 + sizeof...(Words) + (kTimestamp ? 1 : 0);
   const uint64_t timestamp = kTimestamp ? Now() : 0;
   uint64_t at = 0;
@@ -75,11 +100,11 @@ template <bool kTimestamp, class... Words>
 }
 
 // The fast path has no calls but tail calls, so it saves no registers: TLS load, one flag test,
-// rdtsc, the capacity test, the stores, the release store.
+// the CPU test, rdtsc, the capacity test, the stores, the release store.
 template <bool kTimestamp, class... Words>
 [[gnu::always_inline]] inline void Record(uint32_t hkwd, Words... words) {
   buffer::RingBuffer* ring = t_ring;
-  if (ring == nullptr || !g_fast_hooks) [[unlikely]] {
+  if (ring == nullptr || !g_fast_hooks || CurrentCpu() != ring->producer_cpu()) [[unlikely]] {
     return RecordSlow<kTimestamp>(hkwd, words...);
   }
   constexpr size_t kTotal = 2 + sizeof...(Words) + (kTimestamp ? 1 : 0);
@@ -97,6 +122,7 @@ template <bool kTimestamp>
   buffer::RingBuffer* ring = CurrentRing();
   if (ring == nullptr) [[unlikely]]
     return;
+  FollowCpu(ring);
   // The length field has 16 bits: a longer buffer is cut to its first 65535 bytes.
   if (bytes == nullptr) length = 0;
   length = std::min<size_t>(length, 0xFFFF);
@@ -132,6 +158,7 @@ buffer::RingBuffer* CurrentThreadRing() {
 void RecordControlEvent(uint16_t hook, uint64_t channel) {
   buffer::RingBuffer* ring = CurrentRing();
   if (ring == nullptr) return;
+  FollowCpu(ring);
   uint64_t at = 0;
   if (!ring->Reserve(4, &at)) return Dropped(ring);
   ring->Put(at, buffer::MakeHookword(event::kFlagTimestamp, 8, uint32_t{hook} << 16));

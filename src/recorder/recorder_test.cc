@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <rastrace/trchk.h>
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -25,6 +26,24 @@ using testing::LostIn;
 using testing::ReadLog;
 using testing::ScratchDir;
 using testing::SplitS2;
+
+// Keeps the calling thread on the CPU it runs on now, so that it names its CPU exactly once.
+class PinnedToOneCpu {
+ public:
+  PinnedToOneCpu() {
+    sched_getaffinity(0, sizeof(saved_), &saved_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    sched_setaffinity(0, sizeof(one), &one);
+  }
+  ~PinnedToOneCpu() { sched_setaffinity(0, sizeof(saved_), &saved_); }
+  PinnedToOneCpu(const PinnedToOneCpu&) = delete;
+  PinnedToOneCpu& operator=(const PinnedToOneCpu&) = delete;
+
+ private:
+  cpu_set_t saved_;
+};
 
 class RecorderTest : public ::testing::Test {
  protected:
@@ -326,6 +345,8 @@ TEST_F(RecorderTest, ExitedThreadsBeforeStopInCircularModeAreKept) {
 }
 
 TEST_F(RecorderTest, CircularModeKeepsTheNewestEvents) {
+  // Pinned, the thread names its CPU once (one 00A/108 event, overwritten with the oldest).
+  PinnedToOneCpu pinned;
   ASSERT_TRUE(Recorder::Get().Start(Options("-l -T 8K")));
   constexpr uint64_t kEvents = 10000;
   for (uint64_t i = 0; i < kEvents; ++i) TRCHKL1T(0x07000000, i);
@@ -335,10 +356,50 @@ TEST_F(RecorderTest, CircularModeKeepsTheNewestEvents) {
   for (size_t i = 0; i < kept.size(); ++i) {
     EXPECT_EQ(kept[i].words[0], kEvents - kept.size() + i);
   }
-  EXPECT_EQ(kept.size() + LostIn(events), kEvents);
+  EXPECT_EQ(kept.size() + LostIn(events), kEvents + 1);
+}
+
+TEST_F(RecorderTest, AThreadNamesEachCpuItMovesToBeforeItsEvents) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs to move between, this process has one";
+  PinnedToOneCpu restore;
+  ASSERT_TRUE(Recorder::Get().Start(Options()));
+  const std::vector<int> route = {cpus[0], cpus[1], cpus[1], cpus[0]};
+  for (size_t step = 0; step < route.size(); ++step) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(route[step], &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    TRCHKL1T(0x07100000, step);
+    TRCHKL1(0x07100000, step);
+  }
+  const auto events = StopAndRead();
+  // Each hook's CPU is the one named by the thread's last 00A/108 before it.
+  const uint64_t tid = static_cast<uint64_t>(gettid());
+  int64_t current = -1;
+  std::vector<int64_t> seen;
+  size_t cpu_events = 0;
+  for (const auto& e : events) {
+    if (e.thread_id != tid) continue;
+    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilCpu) {
+      current = static_cast<int64_t>(e.words[0]);
+      ++cpu_events;
+    } else if (e.hook_id == 0x0710) {
+      seen.push_back(current);
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<int64_t>{cpus[0], cpus[0], cpus[1], cpus[1], cpus[1], cpus[1],
+                                        cpus[0], cpus[0]}));
+  EXPECT_EQ(cpu_events, 3u);  // one per move, none while the thread stays
 }
 
 TEST_F(RecorderTest, SingleModeStopsWhenTheBufferIsFull) {
+  PinnedToOneCpu pinned;
   ASSERT_TRUE(Recorder::Get().Start(Options("-f -T 8K")));
   constexpr uint64_t kEvents = 10000;
   for (uint64_t i = 0; i < kEvents; ++i) TRCHKL1T(0x07000000, i);
@@ -346,7 +407,8 @@ TEST_F(RecorderTest, SingleModeStopsWhenTheBufferIsFull) {
   EXPECT_EQ(rastrace_channel_mask, 0u);
   const auto events = StopAndRead();
   const auto kept = WithHook(events, 0x0700);
-  ASSERT_EQ(kept.size(), 256u);
+  // The thread's 00A/108 (3 words) came first, leaving room for 255 4-word events.
+  ASSERT_EQ(kept.size(), (8192u - 24u) / 32u);
   for (size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].words[0], i);
   EXPECT_EQ(LostIn(events), 1u);
   EXPECT_EQ(events.back().hook_id, event::kHookTraceOff);

@@ -1,0 +1,25 @@
+// The CPU the calling thread runs on, for the 00A/108 events that give reports their CPU column.
+//
+// glibc (2.35 and later) registers a restartable-sequences area for every thread, and the kernel
+// rewrites its cpu_id field whenever the thread migrates. Reading it is one %fs-relative load:
+// cheap enough for every hook, unlike sched_getcpu or rdtscp.
+#pragma once
+
+#include <sys/rseq.h>
+
+#include <cstdint>
+
+namespace rastrace::recorder {
+
+// A value at or above this is not a CPU: glibc did not register the area (disabled by
+// GLIBC_TUNABLES, or the kernel refused), and cpu_id holds one of rseq's negative markers.
+inline constexpr uint32_t kFirstInvalidCpu = 0xFFFFFFF0;
+
+[[gnu::always_inline]] inline uint32_t CurrentCpu() {
+  uint32_t cpu;
+  // volatile: the kernel changes the field behind the compiler's back.
+  asm volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__rseq_offset));
+  return cpu;
+}
+
+}  // namespace rastrace::recorder
