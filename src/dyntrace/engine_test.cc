@@ -76,6 +76,7 @@ struct TracedRun {
   std::string output;
   int status = -1;
   std::vector<CompiledTracepoint> compiled;
+  EngineStats stats;  // ptrace only
 };
 
 void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv, Engine engine,
@@ -106,6 +107,7 @@ void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv
     auto ran = (*attached)->Run(stop, run.status, exited);
     ASSERT_TRUE(ran) << ran.error().message;
     EXPECT_TRUE(exited);
+    run.stats = (*attached)->stats();
   } else {
     auto attached = UprobeEngine::Attach(*child, *compiled, run.sink);
     ASSERT_TRUE(attached) << attached.error().message;
@@ -221,6 +223,72 @@ TEST_F(PtraceTest, RecordsEveryKindOfTracepointInAPieExecutable) {
   CheckSampleHits(run, 3, "dt_sample");
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "3"}));
   EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0);
+}
+
+// dt_loop's probe_target at -O0 (x86_emulator_test.cc decodes the same bytes): a tracepoint on
+// most instructions, and RETEP, whose site is the caller's `mov sink(%rip),%rdx`. All but
+// `add %rax,%rax` are emulated; the values recorded after each emulated instruction show it ran.
+TEST_F(PtraceTest, EmulatesTheDisplacedInstructionInsteadOfSingleStepping) {
+  const std::vector<uint8_t> expected_code = {0x55, 0x48, 0x89, 0xE5, 0x48, 0x89, 0x7D, 0xF8, 0x48,
+                                              0x8B, 0x55, 0xF8, 0x48, 0x89, 0xD0, 0x48, 0x01, 0xC0,
+                                              0x48, 0x01, 0xD0, 0x48, 0x83, 0xC0, 0x01, 0x5D, 0xC3};
+  auto elf = ElfModule::Open(TestProgram("dt_loop"));
+  ASSERT_TRUE(elf) << elf.error().message;
+  auto symbol = elf->FindSymbol("probe_target");
+  ASSERT_TRUE(symbol);
+  auto code = elf->ReadBytes(symbol->value, expected_code.size());
+  ASSERT_TRUE(code);
+  if (*code != expected_code) {
+    GTEST_SKIP() << "this compiler built probe_target differently; the offsets below are gcc's";
+  }
+  constexpr int kCalls = 50;
+  TracedRun run;
+  RunTraced(R"(MODNAME = dt_loop
+MAJOR = 0x70
+TRACE MINOR=1, TP=.probe_target, REGS=(RDI,RSP,RBP)
+TRACE MINOR=2, TP=.probe_target+1, REGS=(RSP)
+TRACE MINOR=3, TP=.probe_target+4, REGS=(RSP,RBP)
+TRACE MINOR=4, TP=.probe_target+8, MEM32=(RBP-8,DIRECT,8)
+TRACE MINOR=5, TP=.probe_target+12, REGS=(RDX)
+TRACE MINOR=6, TP=.probe_target+15, REGS=(RAX)
+TRACE MINOR=7, TP=.probe_target+21, REGS=(RAX)
+TRACE MINOR=8, TP=.probe_target+25, REGS=(RAX)
+TRACE MINOR=9, TP=.probe_target+26, REGS=(RSP,RBP)
+TRACE MINOR=10, TP=.probe_target,RETEP, REGS=(RAX)
+)",
+            {TestProgram("dt_loop"), std::to_string(kCalls)}, Engine::kPtrace, run);
+  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << run.status;
+  EXPECT_NE(run.output.find("ns_per_iteration"), std::string::npos);
+  std::vector<std::vector<CollectedHit>> hits(11);
+  for (uint16_t minor = 1; minor <= 10; ++minor) {
+    hits[minor] = run.sink.OfMinor(minor);
+    ASSERT_EQ(hits[minor].size(), static_cast<size_t>(kCalls)) << minor;
+  }
+  for (int i = 0; i < kCalls; ++i) {
+    const auto& entry = hits[1][i].data;
+    uint64_t entry_rsp = LoadLe(entry, 8, 8);
+    uint64_t caller_rbp = LoadLe(entry, 16, 8);
+    EXPECT_EQ(LoadLe(entry, 0, 8), static_cast<uint64_t>(i));
+    // push %rbp (emulated) moved RSP and stored RBP.
+    EXPECT_EQ(LoadLe(hits[2][i].data, 0, 8), entry_rsp - 8);
+    // mov %rsp,%rbp
+    const auto& frame = hits[3][i].data;
+    EXPECT_EQ(LoadLe(frame, 8, 8), entry_rsp - 8);
+    // mov %rdi,-8(%rbp) stored i in the frame; mov -8(%rbp),%rdx loaded it; mov %rdx,%rax.
+    EXPECT_EQ(LoadLe(hits[4][i].data, 3, 8), static_cast<uint64_t>(i));
+    EXPECT_EQ(LoadLe(hits[5][i].data, 0, 8), static_cast<uint64_t>(i));
+    EXPECT_EQ(LoadLe(hits[6][i].data, 0, 8), static_cast<uint64_t>(i));
+    EXPECT_EQ(LoadLe(hits[7][i].data, 0, 8), static_cast<uint64_t>(3 * i));  // add $1 next
+    EXPECT_EQ(LoadLe(hits[8][i].data, 0, 8), static_cast<uint64_t>(3 * i + 1));
+    // pop %rbp restored the caller's frame; ret (emulated) then returned to the RETEP site.
+    const auto& at_ret = hits[9][i].data;
+    EXPECT_EQ(LoadLe(at_ret, 0, 8), entry_rsp);
+    EXPECT_EQ(LoadLe(at_ret, 8, 8), caller_rbp);
+    EXPECT_EQ(LoadLe(hits[10][i].data, 0, 8), static_cast<uint64_t>(3 * i + 1));
+  }
+  // add %rax,%rax (+15) is single-stepped; the 9 other sites are emulated.
+  EXPECT_EQ(run.stats.single_steps, 1u * kCalls);
+  EXPECT_EQ(run.stats.emulated, 9u * kCalls);
 }
 
 TEST_F(PtraceTest, RecordsEveryKindOfTracepointInANonPieExecutable) {

@@ -12,10 +12,12 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "dyntrace/record_builder.h"
 #include "dyntrace/target_memory.h"
+#include "dyntrace/x86_emulator.h"
 
 namespace rastrace::dyntrace {
 namespace {
@@ -69,23 +71,37 @@ void ToRegisterFile(const user_regs_struct& in, RegisterFile& out) {
   out.Set(Reg::kGs, in.gs);
 }
 
-uint64_t* PushRegister(user_regs_struct& regs, unsigned number) {
-  uint64_t* table[] = {
-      reinterpret_cast<uint64_t*>(&regs.rax), reinterpret_cast<uint64_t*>(&regs.rcx),
-      reinterpret_cast<uint64_t*>(&regs.rdx), reinterpret_cast<uint64_t*>(&regs.rbx),
-      reinterpret_cast<uint64_t*>(&regs.rsp), reinterpret_cast<uint64_t*>(&regs.rbp),
-      reinterpret_cast<uint64_t*>(&regs.rsi), reinterpret_cast<uint64_t*>(&regs.rdi),
-      reinterpret_cast<uint64_t*>(&regs.r8),  reinterpret_cast<uint64_t*>(&regs.r9),
-      reinterpret_cast<uint64_t*>(&regs.r10), reinterpret_cast<uint64_t*>(&regs.r11),
-      reinterpret_cast<uint64_t*>(&regs.r12), reinterpret_cast<uint64_t*>(&regs.r13),
-      reinterpret_cast<uint64_t*>(&regs.r14), reinterpret_cast<uint64_t*>(&regs.r15)};
-  return table[number];
-}
+// user_regs_struct fields in x86 register-number order (rax, rcx, rdx, rbx, rsp, rbp, ...).
+constexpr unsigned long long user_regs_struct::*kGpr[16] = {
+    &user_regs_struct::rax, &user_regs_struct::rcx, &user_regs_struct::rdx, &user_regs_struct::rbx,
+    &user_regs_struct::rsp, &user_regs_struct::rbp, &user_regs_struct::rsi, &user_regs_struct::rdi,
+    &user_regs_struct::r8,  &user_regs_struct::r9,  &user_regs_struct::r10, &user_regs_struct::r11,
+    &user_regs_struct::r12, &user_regs_struct::r13, &user_regs_struct::r14, &user_regs_struct::r15};
+
+// A stopped thread's memory for the emulator: process_vm_readv/writev fail (EFAULT) where the
+// instruction itself would fault, and then it is single-stepped and faults for real.
+class ThreadMemory : public EmulatedMemory {
+ public:
+  explicit ThreadMemory(pid_t tid) : tid_(tid) {}
+  bool Read(uint64_t address, std::span<uint8_t> out) override {
+    iovec local{out.data(), out.size()};
+    iovec remote{reinterpret_cast<void*>(address), out.size()};
+    return process_vm_readv(tid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(out.size());
+  }
+  bool Write(uint64_t address, std::span<const uint8_t> in) override {
+    iovec local{const_cast<uint8_t*>(in.data()), in.size()};
+    iovec remote{reinterpret_cast<void*>(address), in.size()};
+    return process_vm_writev(tid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(in.size());
+  }
+
+ private:
+  pid_t tid_;
+};
 
 struct Breakpoint {
   uint8_t original = 0;
-  // The displaced instruction's first bytes (from the file image) to decide on emulation.
-  uint8_t code[4] = {};
+  // The displaced instruction, when the tracer can emulate it (the int3 then stays in place).
+  std::optional<X86Instruction> instruction;
   std::vector<size_t> record;      // tracepoints recorded at this address
   std::vector<size_t> arm_return;  // RETEP tracepoints armed here (procedure entry)
   bool return_site = false;        // a return address some RETEP armed
@@ -288,26 +304,34 @@ struct PtraceEngine::Impl {
     }
   }
 
-  // Emulates the instructions compilers put first in a function, so entry probes need no step.
+  // Runs the displaced instruction in the tracer when the decoder knows it: one stop per hit,
+  // and the int3 never leaves the site, so other threads cannot run past it.
   bool Emulate(pid_t tid, user_regs_struct& regs, const Breakpoint& breakpoint) {
-    const uint8_t* code = breakpoint.code;
-    uint8_t first = breakpoint.original;
-    if (first == 0x90) {
-      regs.rip += 1;
-    } else if (first == 0xF3 && code[1] == 0x0F && code[2] == 0x1E && code[3] == 0xFA) {
-      regs.rip += 4;  // endbr64
-    } else if (first >= 0x50 && first <= 0x57) {
-      uint64_t value = *PushRegister(regs, first - 0x50);
-      uint64_t slot = regs.rsp - 8;
-      iovec local{&value, sizeof value};
-      iovec remote{reinterpret_cast<void*>(slot), sizeof value};
-      if (process_vm_writev(tid, &local, 1, &remote, 1, 0) != sizeof value) return false;
-      regs.rsp = slot;
-      regs.rip += 1;
-    } else {
-      return false;
-    }
+    if (!breakpoint.instruction) return false;
+    X86State state;
+    for (size_t i = 0; i < state.gpr.size(); ++i) state.gpr[i] = regs.*kGpr[i];
+    state.rip = regs.rip;
+    state.rflags = regs.eflags;
+    ThreadMemory thread_memory(tid);
+    if (!EmulateX86(*breakpoint.instruction, state, thread_memory)) return false;
+    for (size_t i = 0; i < state.gpr.size(); ++i) regs.*kGpr[i] = state.gpr[i];
+    regs.rip = state.rip;
+    regs.eflags = state.rflags;
     return ptrace(PTRACE_SETREGS, tid, nullptr, &regs) == 0;
+  }
+
+  // Decodes the instruction at `address` as the program has it: bytes already replaced by our
+  // int3s (a site right after another) read as their originals.
+  std::optional<X86Instruction> DecodeOriginal(uint64_t address, uint8_t original) {
+    uint8_t code[15] = {};
+    ssize_t got = ::pread(mem_fd, code, sizeof code, static_cast<off_t>(address));
+    if (got <= 0) return std::nullopt;
+    code[0] = original;
+    for (size_t i = 1; i < static_cast<size_t>(got); ++i) {
+      auto other = breakpoints.find(address + i);
+      if (other != breakpoints.end()) code[i] = other->second.original;
+    }
+    return DecodeX86(std::span<const uint8_t>(code, static_cast<size_t>(got)));
   }
 
   void RecordHit(size_t index, pid_t tid, const RegisterFile& registers) {
@@ -371,8 +395,7 @@ struct PtraceEngine::Impl {
     Breakpoint breakpoint;
     breakpoint.original = *original;
     breakpoint.return_site = true;
-    ::pread(mem_fd, breakpoint.code, sizeof breakpoint.code, static_cast<off_t>(address));
-    breakpoint.code[0] = *original;
+    breakpoint.instruction = DecodeOriginal(address, *original);
     breakpoints[address] = breakpoint;
     return WriteByte(pid, address, kInt3);
   }
@@ -470,11 +493,12 @@ struct PtraceEngine::Impl {
             tracepoint.name, *tracepoint.opcode, address, actual);
       }
       Breakpoint& breakpoint = breakpoints[address];
-      if (existing == breakpoints.end()) {
-        breakpoint.original = actual;
-        ::pread(mem_fd, breakpoint.code, sizeof breakpoint.code, static_cast<off_t>(address));
-      }
+      if (existing == breakpoints.end()) breakpoint.original = actual;
       (tracepoint.site.retep ? breakpoint.arm_return : breakpoint.record).push_back(i);
+    }
+    // Every original byte is known before the instructions are decoded (sites may be adjacent).
+    for (auto& [address, breakpoint] : breakpoints) {
+      breakpoint.instruction = DecodeOriginal(address, breakpoint.original);
     }
     for (const auto& [address, breakpoint] : breakpoints) {
       auto written = WriteByte(pid, address, kInt3);
