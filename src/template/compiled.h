@@ -93,6 +93,7 @@ enum class CompareAs : uint8_t { kNumber, kText, kFloat };
 
 struct Switch {
   CompareAs compare = CompareAs::kNumber;
+  uint64_t mask = ~uint64_t{0};  // `HT & 0x07, ...`: the subject is and-ed with it
   std::vector<Case> cases;
 };
 

@@ -278,7 +278,7 @@ void Evaluator::Impl::ExecSwitch(const Node& n) {
       break;
     }
     case CompareAs::kNumber:
-      number = ValueOf(n.value);
+      number = ValueOf(n.value) & sw.mask;
       if (halt) return;
       break;
   }

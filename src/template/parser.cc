@@ -199,6 +199,8 @@ bool Parser::MacroItem(Seq& out, const Token& t, bool allow_switch) {
     lex_.Next();
     return SwitchItem(out, v);
   }
+  uint64_t mask = 0;
+  if (allow_switch && MaskedSwitchFollows(mask)) return SwitchItem(out, v, mask);
   Node n;
   n.kind = NodeKind::kMacro;
   n.value = v;
@@ -236,6 +238,10 @@ bool Parser::WordItem(Seq& out, const Token& t, bool allow_switch) {
   if (!IsPointerCode(p.code.kind) && allow_switch && PeekComma()) {
     lex_.Next();
     return SwitchItem(out, v);
+  }
+  uint64_t mask = 0;
+  if (!IsPointerCode(p.code.kind) && allow_switch && MaskedSwitchFollows(mask)) {
+    return SwitchItem(out, v, mask);
   }
   Node n;
   n.kind = NodeKind::kCode;

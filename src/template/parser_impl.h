@@ -76,7 +76,10 @@ class Parser {
   bool WordItem(Seq& out, const Token& t, bool allow_switch);
   bool MacroValue(const Token& t, Value& v);
   bool SubjectValue(const Token& t, Value& v, std::string_view what);
-  bool SwitchItem(Seq& out, Value subject);
+  bool SwitchItem(Seq& out, Value subject, uint64_t mask = ~uint64_t{0});
+  // After a SWITCH subject: `& mask,` (seed 002: "HT & 0x07 masks off the timestamp bit").
+  // Consumes it and gives the mask when it is there; otherwise reads nothing.
+  bool MaskedSwitchFollows(uint64_t& mask);
   bool CaseLabelOf(const Token& t, Base base, CaseLabel& label);
   bool Body(Seq& out, const Token& t, std::string_view what);
   bool Loop(Seq& out, const Token& keyword);
@@ -126,6 +129,7 @@ class Parser {
   CompiledTemplate& ct_;
   int depth_ = 0;
   int nesting_ = 0;
+  size_t mask_offset_ = 0;  // of the last `& mask` of a SWITCH subject
   std::vector<bool> defined_;
   std::vector<uint16_t> definition_order_;
   bool failed_ = false;

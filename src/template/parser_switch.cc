@@ -122,12 +122,32 @@ bool Parser::CaseLabelOf(const Token& t, Base base, CaseLabel& label) {
 
 // One case body, loop body or flag string: a braced descriptor or a single item.
 
-bool Parser::SwitchItem(Seq& out, Value subject) {
+bool Parser::MaskedSwitchFollows(uint64_t& mask) {
+  Lexer look = lex_;
+  Token amp = look.Next();
+  if (amp.kind != Tok::kWord || !amp.text.starts_with("&")) return false;
+  std::string_view number = amp.text.substr(1);
+  if (number.empty()) {
+    Token t = look.Next();
+    if (t.kind != Tok::kWord) return false;
+    number = t.text;
+  }
+  if (!ParseExprNumber(number, mask) || look.Next().kind != Tok::kComma) return false;
+  lex_ = look;
+  mask_offset_ = amp.offset;
+  return true;
+}
+
+bool Parser::SwitchItem(Seq& out, Value subject, uint64_t mask) {
   auto sw = std::make_unique<Switch>();
   Base base = BaseOf(subject);
   sw->compare = base == Base::kText    ? CompareAs::kText
                 : base == Base::kFloat ? CompareAs::kFloat
                                        : CompareAs::kNumber;
+  sw->mask = mask;
+  if (mask != ~uint64_t{0} && sw->compare != CompareAs::kNumber) {
+    return Fail(mask_offset_, "'& mask' needs a numeric SWITCH subject, not text or a float");
+  }
   while (true) {
     Lexer before = lex_;
     Token label = lex_.Next();
