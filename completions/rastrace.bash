@@ -28,7 +28,7 @@ _rastrace_complete() {
       case $prev in -o|-t) _rastrace_files "$cur"; return ;;
         -O) _rastrace_words "ids=on exec=on pid=on tid=on cpuid=on svc=on 2line=on hist=on timestamp=0 timestamp=1 timestamp=2 timestamp=3 pagesize= starttime= endtime=" "$cur"; return ;;
       esac
-      [[ $cur == -* ]] && { _rastrace_words "-c -d -e -h -j -k -n -o -p -q -r -s -t -T -v -x -O --jobs" "$cur"; return; }
+      [[ $cur == -* ]] && { _rastrace_words "-c -d -e -h -j -k -m -n -o -p -q -r -s -t -T -v -x -O --jobs" "$cur"; return; }
       _rastrace_files "$cur" ;;
     trcupdate)
       [[ $cur == -* ]] && { _rastrace_words "-o -t -v -x" "$cur"; return; }

@@ -43,7 +43,7 @@ Result<void> ApplyProcessList(std::string_view text, ReportOptions& options) {
 
 // Flags that take a value, as on AIX.
 constexpr std::string_view kValueFlags = "deknopstTO";
-constexpr std::string_view kPlainFlags = "chjrvqx";
+constexpr std::string_view kPlainFlags = "chjmrvqx";
 
 Result<void> ApplyFlag(char flag, std::string_view value, ReportOptions& options) {
   switch (flag) {
@@ -55,6 +55,9 @@ Result<void> ApplyFlag(char flag, std::string_view value, ReportOptions& options
       return Ok();
     case 'j':
       options.list_ids = true;
+      return Ok();
+    case 'm':
+      options.merge = true;
       return Ok();
     case 'r':
       options.raw = true;
@@ -273,7 +276,7 @@ Result<ReportOptions> ParseReportOptions(std::span<const std::string_view> args)
 }
 
 std::string_view UsageText() {
-  return R"(usage: trcrpt [-c] [-d List] [-e Date] [-h] [-j] [-k List] [-n Name] [-o File]
+  return R"(usage: trcrpt [-c] [-d List] [-e Date] [-h] [-j] [-k List] [-m] [-n Name] [-o File]
               [-p List] [-q] [-r] [-s Date] [-t File] [-T List] [-v] [-x]
               [-O Options] [--jobs N] [File ...]
   -c          check the template file and exit (1 on any error)
@@ -285,6 +288,7 @@ std::string_view UsageText() {
   -e Date     end at this date, mmddhhmmssyy (GMT)
   -h          no header (template 003) and no column header
   -j          list the trace ids and labels of the template file
+  -m          merge the logs in time order (what trcrpt does with several logs anyway)
   -o File     write the report to File
   -r          raw: each event's bytes in hex instead of its template
   -t File     template file (default: $RASTRACE_TEMPLATES, the installed trcfmt, the source tree's)

@@ -41,6 +41,7 @@ struct ReportOptions {
 
   bool check_templates = false;  // -c
   bool list_ids = false;         // -j
+  bool merge = false;            // -m (rastrace always merges several logs: docs/trcrpt.md)
   bool no_header = false;        // -h
   bool raw = false;              // -r
   bool verbose = false;          // -v
