@@ -214,6 +214,11 @@ void EventSource::Learn(Input& input, const event::Event& event) {
     input.start_seconds = static_cast<int64_t>(event.generic_word);
   } else if (event.hook_id == event::kHookExec || event.hook_id == event::kHookFork) {
     processes_.Observe(event, order, sequence_);
+  } else if (event.hook_id == event::kHookDispatch && !event.generic && event.word_count >= 2) {
+    // Words: the thread dispatched, its priority, ... (docs/session.md).
+    uint32_t previous = 0;
+    priorities_.Set(input.thread_space, event.words[0], static_cast<uint32_t>(event.words[1]),
+                    previous);
   }
 }
 
@@ -257,6 +262,7 @@ bool EventSource::Next(SourcedEvent& out) {
   out.elapsed_ns = have_first_ ? static_cast<int64_t>(now_ns - first_ns_) : 0;
   out.tid = event.thread_id;
   out.cpu = cpus_.CpuOf(input.thread_space, event.thread_id);
+  out.priority = priorities_.Get(input.thread_space, event.thread_id);
   out.wall_seconds.reset();
   if (input.start_seconds) {
     int64_t since_start =

@@ -18,6 +18,7 @@
 #include "event/timebase.h"
 #include "report/cpu_tracker.h"
 #include "report/process_table.h"
+#include "report/thread_map.h"
 
 namespace rastrace::report {
 
@@ -31,6 +32,7 @@ struct SourcedEvent {
   bool timestamped = false;
   uint64_t tid = 0;
   uint32_t cpu = 0;                     // of the event's thread, from 00A/108
+  uint32_t priority = 0;                // of the event's thread, from the kernel's 106 DISPATCH
   std::optional<int64_t> wall_seconds;  // when the log's header (003) gave the start time
 };
 
@@ -70,6 +72,7 @@ class EventSource {
   std::vector<std::string> warnings_;
   ProcessTable processes_;
   CpuTracker cpus_;
+  ThreadMap priorities_;
   uint64_t sequence_ = 0;
   bool have_first_ = false;
   uint64_t first_ns_ = 0;

@@ -93,6 +93,7 @@ void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
   ctx.pid = prepared.pid;
   ctx.tid = prepared.tid;
   ctx.cpuid = prepared.cpu;
+  ctx.priority = prepared.priority;
   ctx.exec_path = prepared.exec_path;
   ctx.svc = prepared.svc;
   ctx.time_ns = prepared.elapsed_ns < 0 ? 0 : static_cast<uint64_t>(prepared.elapsed_ns);

@@ -173,6 +173,9 @@ LogBuilder CpuOtherLog() {
   log.TimeConversion(1, 1, 0, 0);
   log.Cpu(500, 7, 150).Hook(0x0110, 0, {100}, 500, 150);
   log.Hook(0x0110, 0, {101}, 500, 450);
+  // A kernel DISPATCH gives thread 500 its priority ($PRI): tid, priority, old tid, state, cpu.
+  log.Hook(0x1060, 0, {500, 120, 0, 'R', 7}, 500, 460);
+  log.Hook(0x0110, 0, {102}, 500, 470);
   return log;
 }
 

@@ -22,7 +22,8 @@ struct PreparedEvent {
   bool timestamped = false;
   uint64_t pid = 0;
   uint64_t tid = 0;
-  uint32_t cpu = 0;  // of the thread, from 00A/108 ($CPUID, the CPU column)
+  uint32_t cpu = 0;       // of the thread, from 00A/108 ($CPUID, the CPU column)
+  uint32_t priority = 0;  // of the thread, from the kernel's 106 DISPATCH ($PRI)
   std::string_view exec_path;
   std::string_view process_name;  // the PROCESS NAME column
   std::string_view svc;           // the system call the thread is in ($SVC, SYSTEM CALL column)

@@ -49,6 +49,7 @@ bool Preparer::Next(PreparedEvent& out) {
     out.pid = thread.pid;
     out.tid = sourced_.tid;
     out.cpu = sourced_.cpu;
+    out.priority = sourced_.priority;
     out.exec_path = thread.path;
     out.process_name = thread.name.empty() ? std::string_view("-") : thread.name;
     out.svc = svc;
