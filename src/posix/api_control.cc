@@ -82,7 +82,9 @@ int Create(pid_t pid, const trace_attr_t* attr, int log_fd, trace_id_t* trid) {
   // Our own registry maps the stream at once; another process opens it by name later.
   if (target == g_pid) shm_unlink(name.c_str());
   if (has_log) {
-    if (int rc = LogSink::Start(log_fd, *s, trace->reader, trace->mutex, trace->log); rc != 0) {
+    if (int rc =
+            LogSink::Start(log_fd, *s, trace->reader, trace->mutex, trace->control, trace->log);
+        rc != 0) {
       s->state.store(kStateShutdown);
       DetachStreamFrom(target, name);
       shm_unlink(name.c_str());
@@ -91,14 +93,6 @@ int Create(pid_t pid, const trace_attr_t* attr, int log_fd, trace_id_t* trid) {
   }
   *trid = AddTrace(std::move(trace));
   return 0;
-}
-
-trace_event_set_t FilterOf(const StreamShared& s) {
-  trace_event_set_t set;
-  for (unsigned i = 0; i < kMaxEventTypes / 64; ++i) {
-    set.__bits[i] = s.filter[i].load(std::memory_order_relaxed);
-  }
-  return set;
 }
 
 }  // namespace
@@ -119,8 +113,12 @@ API int posix_trace_start(trace_id_t trid) {
   std::lock_guard lock(trace->control);
   StreamShared& s = *trace->stream;
   if (s.state.load() == kStateRunning) return 0;
+  // "If the trace stream is full, the POSIX_TRACE_START trace event shall not be recorded and
+  // the status of the trace stream shall not be changed": a bounded stream with no room left.
+  // (A LOOP stream always has room: it overwrites.) UNTIL_FULL restarts once it is drained.
+  if (s.stream_policy != POSIX_TRACE_LOOP && s.head.load() - s.tail.load() >= s.capacity) return 0;
   s.auto_stopped.store(0);
-  if (s.head.load() - s.tail.load() < s.capacity) s.full.store(0);
+  s.full.store(0);
   trace_event_set_t filter = FilterOf(s);
   RecordSystemEvent(s, POSIX_TRACE_START, &filter, sizeof filter);
   s.state.store(kStateRunning, std::memory_order_release);
@@ -133,7 +131,12 @@ API int posix_trace_stop(trace_id_t trid) {
   std::lock_guard lock(trace->control);
   StreamShared& s = *trace->stream;
   uint32_t running = kStateRunning;
-  if (!s.state.compare_exchange_strong(running, kStateSuspended)) return 0;
+  if (!s.state.compare_exchange_strong(running, kStateSuspended)) {
+    // Stopped already. When UNTIL_FULL stopped it, it stays stopped now instead of restarting
+    // once drained; its status (SUSPENDED, FULL) does not change and no STOP is recorded.
+    s.auto_stopped.store(0);
+    return 0;
+  }
   int automatic = 0;
   RecordSystemEvent(s, POSIX_TRACE_STOP, &automatic, sizeof automatic);
   return 0;
@@ -163,8 +166,12 @@ API int posix_trace_shutdown(trace_id_t trid) {
 API int posix_trace_clear(trace_id_t trid) {
   auto trace = FindActive(trid);
   if (!trace) return EINVAL;
-  std::lock_guard lock(trace->mutex);
-  trace->reader.Clear();
+  {
+    std::lock_guard lock(trace->mutex);
+    trace->reader.Clear();
+  }
+  std::lock_guard lock(trace->control);
+  RestartWhenDrained(*trace->stream);
   return 0;
 }
 

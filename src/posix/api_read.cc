@@ -40,14 +40,21 @@ int ReadActive(ActiveTrace& trace, posix_trace_event_info* event, void* data, si
   if (trace.log) return EINVAL;  // its events belong to the log
   EventRecord e;
   for (;;) {
+    bool taken;
     {
       std::lock_guard lock(trace.mutex);
       if (s.state.load(std::memory_order_acquire) == kStateShutdown) return EINVAL;
-      if (trace.reader.TryTake(e)) {
-        Report(e, event, data, num_bytes, data_len);
-        *unavailable = 0;
-        return 0;
-      }
+      taken = trace.reader.TryTake(e);
+    }
+    if (s.auto_stopped.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      // Reading reuses the room of reported events: a drained UNTIL_FULL stream runs again.
+      std::lock_guard lock(trace.control);
+      RestartWhenDrained(s);
+    }
+    if (taken) {
+      Report(e, event, data, num_bytes, data_len);
+      *unavailable = 0;
+      return 0;
     }
     *unavailable = 1;
     *data_len = 0;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstring>
 
 #include "event/encode.h"
 #include "posix/futex.h"
@@ -24,10 +25,10 @@ std::string ExecutablePath(int32_t pid) {
 }  // namespace
 
 int LogSink::Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex,
-                   std::unique_ptr<LogSink>& out) {
+                   std::mutex& control, std::unique_ptr<LogSink>& out) {
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return EBADF;
-  auto sink = std::make_unique<LogSink>(fd, s, reader, read_mutex);
+  auto sink = std::make_unique<LogSink>(fd, s, reader, read_mutex, control);
   std::string name;
   for (unsigned id = kFirstUserId; id < kMaxEventTypes; ++id) {
     if (NameOf(s, id, name)) sink->named_.set(id);
@@ -43,8 +44,9 @@ int LogSink::Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& re
   return 0;
 }
 
-LogSink::LogSink(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex)
-    : fd_(fd), s_(s), reader_(reader), read_mutex_(read_mutex) {}
+LogSink::LogSink(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex,
+                 std::mutex& control)
+    : fd_(fd), s_(s), reader_(reader), read_mutex_(read_mutex), control_(control) {}
 
 LogSink::~LogSink() {
   Finish();
@@ -134,6 +136,11 @@ void LogSink::Flush(bool last) {
   s_.lost_in_flush.store(0, std::memory_order_relaxed);
   if (s_.stream_policy == POSIX_TRACE_FLUSH) s_.full.store(0);  // drained
   s_.flush_status.store(POSIX_TRACE_NOT_FLUSHING);
+  if (!last && s_.auto_stopped.load() != 0) {
+    // UNTIL_FULL: flushing reuses the room of the flushed events; the drained stream runs again.
+    std::lock_guard control(control_);
+    RestartWhenDrained(s_);
+  }
   if (!last) RecordSystemEvent(s_, POSIX_TRACE_FLUSH_STOP, nullptr, 0);
 }
 
@@ -143,17 +150,29 @@ void LogSink::Commit() {
   if (policy == POSIX_TRACE_APPEND) {
     if (WriteAll(batch_.data(), batch_.size())) file_bytes_ += batch_.size();
   } else if (policy == POSIX_TRACE_UNTIL_FULL) {
+    // "The last recorded trace event shall be the POSIX_TRACE_STOP trace event": room for an
+    // automatic STOP is kept, written after the last event that fits; the stream then stops.
+    std::vector<uint8_t> stop = AutomaticStop();
     size_t fit = 0;
     size_t events = 0;
+    const bool was_full = s_.log_full.load() != 0;
     for (size_t size : batch_sizes_) {
-      if (s_.log_full.load() != 0 || file_bytes_ + fit + size > limit) {
-        s_.log_full.store(1);
-        break;
-      }
+      if (was_full || file_bytes_ + fit + size + stop.size() > limit) break;
       fit += size;
       ++events;
     }
-    if (events < batch_sizes_.size()) s_.log_overrun.store(1);
+    if (events < batch_sizes_.size()) {
+      s_.log_overrun.store(1);
+      if (!was_full) {
+        s_.log_full.store(1);
+        batch_.resize(fit);
+        batch_.insert(batch_.end(), stop.begin(), stop.end());
+        fit += stop.size();
+        // Suspended without auto_stopped: a full UNTIL_FULL log never restarts the stream.
+        uint32_t running = kStateRunning;
+        s_.state.compare_exchange_strong(running, kStateSuspended);
+      }
+    }
     if (fit != 0 && WriteAll(batch_.data(), fit)) file_bytes_ += fit;
   } else {  // LOOP: keep the newest events that fit, rewriting the file when it wraps
     size_t at = 0;
@@ -186,6 +205,18 @@ void LogSink::Commit() {
   }
   batch_.clear();
   batch_sizes_.clear();
+}
+
+std::vector<uint8_t> LogSink::AutomaticStop() const {
+  EventRecord stop;
+  stop.event_id = POSIX_TRACE_STOP;
+  stop.realtime_ns = RealtimeNs();
+  const int automatic = 1;
+  stop.data.resize(sizeof automatic);
+  std::memcpy(stop.data.data(), &automatic, sizeof automatic);
+  std::vector<uint8_t> out;
+  EncodePosixEvent(stop, "POSIX_TRACE_STOP", order_, out);
+  return out;
 }
 
 bool LogSink::WriteAll(const uint8_t* data, size_t size) {

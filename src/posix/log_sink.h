@@ -22,9 +22,11 @@ namespace rastrace::posix {
 class LogSink {
  public:
   // Writes the log header to `fd` and starts the flusher. Returns 0 or EBADF / ENOSPC / EIO.
+  // `control` is the trace's control mutex (a drained UNTIL_FULL stream is restarted under it).
   static int Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex,
-                   std::unique_ptr<LogSink>& out);
-  LogSink(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex);
+                   std::mutex& control, std::unique_ptr<LogSink>& out);
+  LogSink(int fd, StreamShared& s, StreamReader& reader, std::mutex& read_mutex,
+          std::mutex& control);
   ~LogSink();
   LogSink(const LogSink&) = delete;
   LogSink& operator=(const LogSink&) = delete;
@@ -39,6 +41,8 @@ class LogSink {
   void Flush(bool last);
   void AddEvent(const EventRecord& e);
   void Commit();
+  // The encoded automatic STOP that ends a full UNTIL_FULL log.
+  std::vector<uint8_t> AutomaticStop() const;
   bool WriteAll(const uint8_t* data, size_t size);
   void NoteError(int error);
   std::vector<uint8_t> Header() const;
@@ -47,6 +51,7 @@ class LogSink {
   StreamShared& s_;
   StreamReader& reader_;
   std::mutex& read_mutex_;
+  std::mutex& control_;
   ByteOrder order_ = NativeByteOrder();
   std::thread thread_;
   std::atomic<bool> stop_{false};

@@ -297,6 +297,74 @@ TEST(Log, UntilFullStopsWritingAtTheLogSize) {
   for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], static_cast<int>(i));  // oldest
 }
 
+// POSIX (log-full-policy UNTIL_FULL): "The last recorded trace event shall be the
+// POSIX_TRACE_STOP trace event." The stream stops with it; nothing is recorded after it.
+TEST(Log, UntilFullLogEndsWithAnAutomaticStopAndStopsTheStream) {
+  TempLog log;
+  trace_id_t trid;
+  RecordIntoLog(log.fd(), POSIX_TRACE_UNTIL_FULL, 4096, 200, trid);
+  posix_trace_status_info status{};
+  ASSERT_EQ(posix_trace_get_status(trid, &status), 0);
+  EXPECT_EQ(status.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  ASSERT_EQ(posix_trace_shutdown(trid), 0);
+  int fd = OpenForRead(log.path());
+  trace_id_t opened;
+  ASSERT_EQ(posix_trace_open(fd, &opened), 0);
+  auto events = Drain(opened, true);
+  posix_trace_close(opened);
+  close(fd);
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.back().info.posix_event_id, POSIX_TRACE_STOP);
+  EXPECT_NE(IntData(events.back()), 0);  // automatic
+  int stops = 0;
+  for (auto& e : events) stops += e.info.posix_event_id == POSIX_TRACE_STOP;
+  EXPECT_EQ(stops, 1);
+  EXPECT_EQ(events.front().info.posix_event_id, POSIX_TRACE_START);
+}
+
+// Stream-full policy UNTIL_FULL with a log: flushing reuses the room like reading does, so the
+// stream that stopped itself runs again after a flush, and START precedes the next events.
+TEST(Log, UntilFullStreamRestartsAfterAFlush) {
+  TempLog log;
+  trace_attr_t attr;
+  posix_trace_attr_init(&attr);
+  ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_UNTIL_FULL), 0);
+  ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, 16), 0);
+  ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, StreamSizeForSlots(10)), 0);
+  ASSERT_EQ(posix_trace_attr_setlogfullpolicy(&attr, POSIX_TRACE_APPEND), 0);
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create_withlog(0, &attr, log.fd(), &trid), 0);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("log.restart", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid), 0);
+  for (int i = 0; i < 20; ++i) posix_trace_event(id, &i, sizeof i);  // START and 0..7 fit
+  posix_trace_status_info status{};
+  ASSERT_EQ(posix_trace_get_status(trid, &status), 0);
+  EXPECT_EQ(status.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  ASSERT_EQ(posix_trace_flush(trid), 0);
+  for (int tries = 0; tries < 200; ++tries) {
+    ASSERT_EQ(posix_trace_get_status(trid, &status), 0);
+    if (status.posix_stream_status == POSIX_TRACE_RUNNING) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(status.posix_stream_status, POSIX_TRACE_RUNNING);
+  for (int i = 100; i < 103; ++i) posix_trace_event(id, &i, sizeof i);
+  ASSERT_EQ(posix_trace_shutdown(trid), 0);
+  int fd = OpenForRead(log.path());
+  trace_id_t opened;
+  ASSERT_EQ(posix_trace_open(fd, &opened), 0);
+  std::vector<int> order;  // user values, with -1 for START and -2 for STOP
+  for (auto& e : Drain(opened, true)) {
+    if (e.info.posix_event_id == POSIX_TRACE_START) order.push_back(-1);
+    if (e.info.posix_event_id == POSIX_TRACE_STOP) order.push_back(-2);
+    if (e.info.posix_event_id >= 16) order.push_back(IntData(e));
+  }
+  posix_trace_close(opened);
+  close(fd);
+  std::vector<int> expected = {-1, 0, 1, 2, 3, 4, 5, 6, 7, -2, -1, 100, 101, 102, -2};
+  EXPECT_EQ(order, expected);
+}
+
 TEST(Log, LoopKeepsTheNewestEvents) {
   TempLog log;
   trace_id_t trid;

@@ -151,11 +151,118 @@ TEST_F(Stream, UntilFullStopsWithAutomaticStopAndCountsOverruns) {
   EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
   EXPECT_EQ(Status().posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
   auto events = Drain(trid_);
-  ASSERT_EQ(events.size(), 10u);
+  // START, the 8 events, the automatic STOP; then (drained) the stream restarted with a START.
+  ASSERT_EQ(events.size(), 11u);
   EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_START);
   for (int i = 1; i <= 8; ++i) EXPECT_EQ(IntData(events[i]), i);
+  EXPECT_EQ(events[9].info.posix_event_id, POSIX_TRACE_STOP);
+  EXPECT_NE(IntData(events[9]), 0);  // automatic
+  EXPECT_EQ(events[10].info.posix_event_id, POSIX_TRACE_START);
+}
+
+// POSIX (stream-full-policy UNTIL_FULL): "The trace system shall restart the trace stream when it
+// is empty [...]. A POSIX_TRACE_START trace event shall be reported before reporting the next
+// recorded trace event." Not before it is empty: a partly read stream stays stopped.
+TEST_F(Stream, UntilFullRestartsOnceDrainedWithStartBeforeTheNextEvent) {
+  Create(POSIX_TRACE_UNTIL_FULL, 10);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.restart", &id), 0);
+  trace_event_set_t filter;
+  ASSERT_EQ(posix_trace_eventset_empty(&filter), 0);
+  trace_event_id_t other;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.restart.filtered", &other), 0);
+  ASSERT_EQ(posix_trace_eventset_add(other, &filter), 0);
+  ASSERT_EQ(posix_trace_set_filter(trid_, &filter, POSIX_TRACE_SET_EVENTSET), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  for (int i = 1; i <= 8; ++i) posix_trace_event(id, &i, sizeof i);
+  ASSERT_EQ(Status().posix_stream_status, POSIX_TRACE_SUSPENDED);
+
+  // Half read: not empty, so still stopped, and an event now is lost (an overrun).
+  posix_trace_event_info info;
+  int value = 0;
+  size_t len = 0;
+  int unavailable = 1;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(posix_trace_trygetnext_event(trid_, &info, &value, sizeof value, &len, &unavailable),
+              0);
+    ASSERT_EQ(unavailable, 0);
+  }
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_FULL);
+  int lost = 100;
+  posix_trace_event(id, &lost, sizeof lost);
+  EXPECT_EQ(Status().posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
+
+  auto rest = Drain(trid_);  // 5..8, the automatic STOP, then the START of the restart
+  ASSERT_EQ(rest.size(), 6u);
+  EXPECT_EQ(IntData(rest[0]), 5);
+  EXPECT_EQ(rest[4].info.posix_event_id, POSIX_TRACE_STOP);
+  EXPECT_EQ(rest[5].info.posix_event_id, POSIX_TRACE_START);
+  trace_event_set_t start_filter;
+  ASSERT_EQ(rest[5].data.size(), sizeof start_filter);  // START carries the filter
+  std::memcpy(&start_filter, rest[5].data.data(), sizeof start_filter);
+  int member = 0;
+  ASSERT_EQ(posix_trace_eventset_ismember(other, &start_filter, &member), 0);
+  EXPECT_EQ(member, 1);
+  s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_RUNNING);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+
+  // Running again: events are recorded, and it stops itself again when full.
+  for (int i = 11; i <= 30; ++i) posix_trace_event(id, &i, sizeof i);
+  auto again = Drain(trid_);
+  ASSERT_EQ(again.size(), 11u);  // the START was read: 9 user events fit, then STOP, START
+  EXPECT_EQ(IntData(again[0]), 11);
+  EXPECT_EQ(IntData(again[8]), 19);
+  EXPECT_EQ(again[9].info.posix_event_id, POSIX_TRACE_STOP);
+  EXPECT_NE(IntData(again[9]), 0);
+  EXPECT_EQ(again[10].info.posix_event_id, POSIX_TRACE_START);
+}
+
+TEST_F(Stream, UntilFullStoppedExplicitlyWhileFullStaysStoppedWhenDrained) {
+  Create(POSIX_TRACE_UNTIL_FULL, 10);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.explicit", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  for (int i = 1; i <= 8; ++i) posix_trace_event(id, &i, sizeof i);
+  // Full: start records nothing and changes nothing; stop records nothing either.
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  ASSERT_EQ(posix_trace_stop(trid_), 0);
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_FULL);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 10u);  // START, 1..8, the automatic STOP: no START, no second STOP
   EXPECT_EQ(events.back().info.posix_event_id, POSIX_TRACE_STOP);
-  EXPECT_NE(IntData(events.back()), 0);  // automatic
+  EXPECT_NE(IntData(events.back()), 0);
+  EXPECT_EQ(Status().posix_stream_status, POSIX_TRACE_SUSPENDED);
+  int later = 50;
+  posix_trace_event(id, &later, sizeof later);
+  EXPECT_TRUE(Drain(trid_).empty());
+  // An explicit start works again once there is room.
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  posix_trace_event(id, &later, sizeof later);
+  events = Drain(trid_);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_START);
+  EXPECT_EQ(IntData(events[1]), 50);
+}
+
+TEST_F(Stream, UntilFullClearedStreamRestarts) {
+  Create(POSIX_TRACE_UNTIL_FULL, 10);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.clear", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  for (int i = 1; i <= 8; ++i) posix_trace_event(id, &i, sizeof i);
+  ASSERT_EQ(posix_trace_clear(trid_), 0);
+  EXPECT_EQ(Status().posix_stream_status, POSIX_TRACE_RUNNING);
+  int value = 7;
+  posix_trace_event(id, &value, sizeof value);
+  auto events = Drain(trid_);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_START);
+  EXPECT_EQ(IntData(events[1]), 7);
 }
 
 TEST_F(Stream, StreamSizeOverEventSizeIsTheNumberOfEventsKept) {

@@ -81,6 +81,28 @@ void RecordSystemEvent(StreamShared& s, uint16_t id, const void* data, size_t le
   RecordEvent(s, id, data, length, 0, Recorder{}, /*system=*/true);
 }
 
+trace_event_set_t FilterOf(const StreamShared& s) {
+  trace_event_set_t set;
+  for (unsigned i = 0; i < kMaxEventTypes / 64; ++i) {
+    set.__bits[i] = s.filter[i].load(std::memory_order_relaxed);
+  }
+  return set;
+}
+
+bool RestartWhenDrained(StreamShared& s) {
+  if (s.auto_stopped.load() == 0 || s.state.load() != kStateSuspended) return false;
+  if (s.head.load(std::memory_order_acquire) != s.tail.load(std::memory_order_acquire))
+    return false;
+  if (s.has_log != 0 && s.attr.__log_policy == POSIX_TRACE_UNTIL_FULL && s.log_full.load() != 0)
+    return false;
+  s.auto_stopped.store(0);
+  s.full.store(0);
+  trace_event_set_t filter = FilterOf(s);
+  RecordSystemEvent(s, POSIX_TRACE_START, &filter, sizeof filter);
+  s.state.store(kStateRunning, std::memory_order_release);
+  return true;
+}
+
 StreamGeometry GeometryFor(const trace_attr_t& attr) {
   StreamGeometry g{};
   g.max_data = attr.__max_data_size;
@@ -236,7 +258,7 @@ void StreamReader::Clear() {
   s_.lost_in_flush.store(0);
   s_.full.store(0);
   s_.stream_overrun.store(0);
-  s_.auto_stopped.store(0);
+  // auto_stopped stays: a cleared stream is empty, and RestartWhenDrained starts it again.
 }
 
 }  // namespace rastrace::posix

@@ -98,6 +98,18 @@ inline constexpr long kReaderPollMs = 20;
 // A system event from the controller (pid and thread 0).
 void RecordSystemEvent(StreamShared& s, uint16_t id, const void* data, size_t length);
 
+// The filter as a trace_event_set_t (the data of POSIX_TRACE_START and POSIX_TRACE_FILTER).
+trace_event_set_t FilterOf(const StreamShared& s);
+
+// Stream-full policy UNTIL_FULL: "the trace system shall restart the trace stream when it is
+// empty and may restart it sooner. A POSIX_TRACE_START trace event shall be reported before
+// reporting the next recorded trace event" (POSIX, posix_trace_attr_getstreamfullpolicy). Once
+// every event of a stream that stopped itself was reported or flushed, it runs again and records
+// START. A stream whose UNTIL_FULL log is full stays stopped: STOP is that log's last event.
+// Returns true when it restarted. The caller holds the trace's control mutex, so the START is
+// never interleaved with posix_trace_start/stop.
+bool RestartWhenDrained(StreamShared& s);
+
 // What the stream is created with.
 struct StreamParams {
   trace_attr_t attr;  // effective attributes (policies resolved, create time set)
