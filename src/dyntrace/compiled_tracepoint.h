@@ -39,6 +39,10 @@ struct ProbeSite {
   uint64_t file_offset = 0;   // for uprobes
   uint64_t address = 0;       // run-time address in the process
   bool retep = false;         // record at every return of the procedure instead of its entry
+  // RETEP: run-time addresses of the procedure's `ret` instructions when a linear sweep of its
+  // code found every way out (x86_length.h); empty means the ptrace engine arms the return
+  // address at each entry instead.
+  std::vector<uint64_t> return_sites;
 };
 
 // Where in its procedure a tracepoint records; the numbers are the kind of the 00A/109 log event

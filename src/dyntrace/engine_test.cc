@@ -79,8 +79,10 @@ struct TracedRun {
   EngineStats stats;  // ptrace only
 };
 
+// `arm_return_addresses`: RETEP as for a procedure whose rets could not be found (a tail call,
+// a jump table): a breakpoint at the return address armed at every entry.
 void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv, Engine engine,
-               TracedRun& run, const Selection& selection = {}) {
+               TracedRun& run, const Selection& selection = {}, bool arm_return_addresses = false) {
   tsf::Module module = ParseModule(tsf_text);
   ASSERT_FALSE(module.tracepoints.empty());
   int pipe_fds[2];
@@ -97,6 +99,9 @@ void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv
     kill(*child, SIGKILL);
     waitpid(*child, nullptr, 0);
     FAIL() << compiled.error().message;
+  }
+  if (arm_return_addresses) {
+    for (CompiledTracepoint& tracepoint : *compiled) tracepoint.site.return_sites.clear();
   }
   run.compiled = *compiled;
   std::atomic<bool> stop{false};
@@ -226,8 +231,8 @@ TEST_F(PtraceTest, RecordsEveryKindOfTracepointInAPieExecutable) {
 }
 
 // dt_loop's probe_target at -O0 (x86_emulator_test.cc decodes the same bytes): a tracepoint on
-// most instructions, and RETEP, whose site is the caller's `mov sink(%rip),%rdx`. All but
-// `add %rax,%rax` are emulated; the values recorded after each emulated instruction show it ran.
+// most instructions, and RETEP, which shares the ret with minor 9. All but `add %rax,%rax` are
+// emulated; the values recorded after each emulated instruction show it ran.
 TEST_F(PtraceTest, EmulatesTheDisplacedInstructionInsteadOfSingleStepping) {
   const std::vector<uint8_t> expected_code = {0x55, 0x48, 0x89, 0xE5, 0x48, 0x89, 0x7D, 0xF8, 0x48,
                                               0x8B, 0x55, 0xF8, 0x48, 0x89, 0xD0, 0x48, 0x01, 0xC0,
@@ -280,15 +285,37 @@ TRACE MINOR=10, TP=.probe_target,RETEP, REGS=(RAX)
     EXPECT_EQ(LoadLe(hits[6][i].data, 0, 8), static_cast<uint64_t>(i));
     EXPECT_EQ(LoadLe(hits[7][i].data, 0, 8), static_cast<uint64_t>(3 * i));  // add $1 next
     EXPECT_EQ(LoadLe(hits[8][i].data, 0, 8), static_cast<uint64_t>(3 * i + 1));
-    // pop %rbp restored the caller's frame; ret (emulated) then returned to the RETEP site.
+    // pop %rbp restored the caller's frame; RETEP records at the ret.
     const auto& at_ret = hits[9][i].data;
     EXPECT_EQ(LoadLe(at_ret, 0, 8), entry_rsp);
     EXPECT_EQ(LoadLe(at_ret, 8, 8), caller_rbp);
     EXPECT_EQ(LoadLe(hits[10][i].data, 0, 8), static_cast<uint64_t>(3 * i + 1));
   }
-  // add %rax,%rax (+15) is single-stepped; the 9 other sites are emulated.
+  // add %rax,%rax (+15) is single-stepped; the 8 other sites are emulated.
   EXPECT_EQ(run.stats.single_steps, 1u * kCalls);
-  EXPECT_EQ(run.stats.emulated, 9u * kCalls);
+  EXPECT_EQ(run.stats.emulated, 8u * kCalls);
+  ASSERT_EQ(run.compiled[9].site.return_sites.size(), 1u);
+  EXPECT_EQ(run.compiled[9].site.return_sites[0], run.compiled[8].site.address);
+}
+
+// With the return address armed at each entry, RETEP records after the return; the caller's
+// `mov sink(%rip),%rdx` there is emulated too: two stops per call, no single step.
+TEST_F(PtraceTest, RetepFallsBackToTheReturnAddress) {
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample"), {TestProgram("dt_sample"), "3"}, Engine::kPtrace, run, {},
+            /*arm_return_addresses=*/true);
+  CheckSampleHits(run, 3, "dt_sample");
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "3"}));
+  TracedRun loop;
+  RunTraced("MODNAME = dt_loop\nMAJOR = 0x70\nTRACE MINOR=1, TP=.probe_target,RETEP, REGS=(RAX)\n",
+            {TestProgram("dt_loop"), "20"}, Engine::kPtrace, loop, {}, true);
+  auto returns = loop.sink.OfMinor(1);
+  ASSERT_EQ(returns.size(), 20u);
+  for (size_t i = 0; i < returns.size(); ++i) {
+    EXPECT_EQ(LoadLe(returns[i].data, 0, 8), 3 * i + 1);
+  }
+  EXPECT_EQ(loop.stats.single_steps, 0u);
+  EXPECT_EQ(loop.stats.emulated, 40u);
 }
 
 TEST_F(PtraceTest, RecordsEveryKindOfTracepointInANonPieExecutable) {

@@ -492,6 +492,25 @@ struct PtraceEngine::Impl {
             "not patched",
             tracepoint.name, *tracepoint.opcode, address, actual);
       }
+      if (tracepoint.site.retep && !tracepoint.site.return_sites.empty()) {
+        // Records at each ret of the procedure: the emulated ret makes a return one stop, and
+        // the entry needs no breakpoint.
+        for (uint64_t ret : tracepoint.site.return_sites) {
+          auto known = breakpoints.find(ret);
+          uint8_t byte = 0;
+          if (known != breakpoints.end()) {
+            byte = known->second.original;
+          } else {
+            auto read = ReadByte(ret);
+            if (!read) return read.error();
+            byte = *read;
+          }
+          Breakpoint& breakpoint = breakpoints[ret];
+          breakpoint.original = byte;
+          breakpoint.record.push_back(i);
+        }
+        continue;
+      }
       Breakpoint& breakpoint = breakpoints[address];
       if (existing == breakpoints.end()) breakpoint.original = actual;
       (tracepoint.site.retep ? breakpoint.arm_return : breakpoint.record).push_back(i);

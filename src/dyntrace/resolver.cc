@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "dyntrace/elf_module.h"
+#include "dyntrace/x86_length.h"
 
 namespace rastrace::dyntrace {
 namespace {
@@ -39,10 +40,22 @@ struct ModuleContext {
   uint64_t bias;
 };
 
+// Link-time addresses of the `ret`s of `symbol`, or none when its code cannot be swept safely.
+std::vector<uint64_t> FindReturnSites(const ElfModule& elf, const ElfSymbol& symbol) {
+  auto code = elf.ReadBytes(symbol.value, symbol.size);
+  if (!code) return {};
+  auto offsets = FindReturns(*code);
+  if (!offsets) return {};
+  std::vector<uint64_t> addresses;
+  for (size_t offset : *offsets) addresses.push_back(symbol.value + offset);
+  return addresses;
+}
+
 Result<ProbeSite> ResolveSite(const ModuleContext& context, const tsf::Tracepoint& tracepoint) {
   const tsf::TracepointSite& site = tracepoint.site;
   std::string where = At(context.module, tracepoint.where);
   uint64_t link_address = 0;
+  std::vector<uint64_t> returns;
   switch (site.kind) {
     case tsf::TracepointSite::Kind::kStatic:
       return MakeError(
@@ -70,6 +83,7 @@ Result<ProbeSite> ResolveSite(const ModuleContext& context, const tsf::Tracepoin
                          site.symbol, symbol->size);
       }
       link_address = symbol->value + static_cast<uint64_t>(site.offset);
+      if (site.retep && symbol->size != 0) returns = FindReturnSites(context.elf, *symbol);
       break;
     }
   }
@@ -88,6 +102,7 @@ Result<ProbeSite> ResolveSite(const ModuleContext& context, const tsf::Tracepoin
   probe.file_offset = *file_offset;
   probe.address = link_address + context.bias;
   probe.retep = site.retep;
+  for (uint64_t address : returns) probe.return_sites.push_back(address + context.bias);
   return probe;
 }
 

@@ -1,5 +1,6 @@
-// Fuzzes the x86-64 decoder and emulator: any bytes decode to nothing or to an instruction no
-// longer than the input (and 15 bytes), and emulating it on a small fake memory never crashes.
+// Fuzzes the x86-64 length decoder, the return finder, the decoder and the emulator: any bytes
+// decode to nothing or to an instruction no longer than the input (and 15 bytes), and emulating it
+// on a small fake memory never crashes.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <cstring>
 
 #include "dyntrace/x86_emulator.h"
+#include "dyntrace/x86_length.h"
 
 namespace {
 
@@ -31,6 +33,13 @@ class SmallMemory : public rastrace::dyntrace::EmulatedMemory {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto length = rastrace::dyntrace::X86InstructionLength({data, size});
+  if (length && (*length == 0 || *length > size || *length > 15)) std::abort();
+  if (auto returns = rastrace::dyntrace::FindReturns({data, size})) {
+    for (size_t at : *returns) {
+      if (at >= size) std::abort();
+    }
+  }
   auto decoded = rastrace::dyntrace::DecodeX86({data, size});
   if (!decoded) return 0;
   if (decoded->length == 0 || decoded->length > size || decoded->length > 15) std::abort();
