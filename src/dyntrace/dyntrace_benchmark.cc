@@ -3,6 +3,7 @@
 // Also the cost of assembling one record.
 #include <benchmark/benchmark.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,7 +45,8 @@ enum class Mode { kUntraced, kUprobe, kPtrace };
 
 // Runs dt_loop `calls` times under `mode` with the TSF `site` (a TP= value and data); returns the
 // loop's ns per iteration, or a negative value on failure (the reason in `error`).
-double RunLoop(Mode mode, const std::string& site, long calls, uint64_t& hits, std::string& error) {
+double RunLoop(Mode mode, const std::string& site, long calls, uint64_t& hits, std::string& error,
+               bool arm_return_addresses) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return -1;
   auto child = LaunchStopped({LoopProgram(), std::to_string(calls)}, pipe_fds[1]);
@@ -75,6 +77,9 @@ double RunLoop(Mode mode, const std::string& site, long calls, uint64_t& hits, s
       error = compiled.error().message;
       kill(*child, SIGKILL);
       return -1;
+    }
+    if (arm_return_addresses) {
+      for (CompiledTracepoint& tracepoint : *compiled) tracepoint.site.return_sites.clear();
     }
     if (mode == Mode::kUprobe) {
       auto engine = UprobeEngine::Attach(*child, *compiled, sink);
@@ -108,16 +113,34 @@ double RunLoop(Mode mode, const std::string& site, long calls, uint64_t& hits, s
   return std::atof(output.c_str() + at + 17);
 }
 
-void LoopBenchmark(benchmark::State& state, Mode mode, std::string site, long calls) {
+// CPU time (user + system) of this process and of its reaped children, in ns: the tracer and the
+// traced program together, which is what a hit costs the machine whatever else runs on it.
+double CpuNs() {
+  double total = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    getrusage(who, &usage);
+    for (const timeval& t : {usage.ru_utime, usage.ru_stime}) {
+      total += static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
+    }
+  }
+  return total;
+}
+
+void LoopBenchmark(benchmark::State& state, Mode mode, std::string site, long calls,
+                   bool arm_return_addresses = false) {
   if (geteuid() != 0) {
     state.SkipWithError("needs root (ptrace of a child and uprobe events)");
     return;
   }
   double total = 0;
+  double cpu = 0;
   uint64_t hits = 0;
   for (auto _ : state) {
     std::string error;
-    double ns = RunLoop(mode, site, calls, hits, error);
+    double cpu_before = CpuNs();
+    double ns = RunLoop(mode, site, calls, hits, error, arm_return_addresses);
+    cpu += CpuNs() - cpu_before;
     if (ns < 0) {
       state.SkipWithError(error.c_str());
       return;
@@ -126,6 +149,9 @@ void LoopBenchmark(benchmark::State& state, Mode mode, std::string site, long ca
     state.SetIterationTime(ns * static_cast<double>(calls) / 1e9);
   }
   state.counters["ns_per_call"] = total / static_cast<double>(state.iterations());
+  // Includes starting dt_loop (about 1 ms, under 0.1 us per call at these counts).
+  state.counters["cpu_ns_per_call"] =
+      cpu / static_cast<double>(state.iterations()) / static_cast<double>(calls);
   state.counters["hits"] = static_cast<double>(hits);
   state.SetItemsProcessed(state.iterations() * calls);
 }
@@ -146,12 +172,21 @@ void BM_LoopUprobeStackMemory(benchmark::State& state) {
 void BM_LoopPtraceEntry(benchmark::State& state) {
   LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target, REGS=(RDI)", 20000);
 }
-// probe_target+4 is a mov: the original instruction is single-stepped.
-void BM_LoopPtraceSingleStep(benchmark::State& state) {
+// probe_target+4 is mov %rdi,-8(%rbp): emulated, a store through process_vm_writev.
+void BM_LoopPtraceEmulatedStore(benchmark::State& state) {
   LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target+4, REGS=(RDI)", 20000);
 }
+// probe_target+15 is add %rax,%rax, which the emulator leaves alone: single-stepped.
+void BM_LoopPtraceSingleStep(benchmark::State& state) {
+  LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target+15, REGS=(RDI)", 20000);
+}
+// RETEP at probe_target's ret (emulated): one stop per call.
 void BM_LoopPtraceReturn(benchmark::State& state) {
   LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target,RETEP, REGS=(RAX)", 20000);
+}
+// RETEP the fallback way (tail calls, jump tables): entry arms the return address, two stops.
+void BM_LoopPtraceReturnArmed(benchmark::State& state) {
+  LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target,RETEP, REGS=(RAX)", 20000, true);
 }
 void BM_LoopPtraceMemory(benchmark::State& state) {
   LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target, REGS=(RDI), MEM32=(.sink,DIRECT,8)",
@@ -163,8 +198,13 @@ BENCHMARK(BM_LoopUprobeRegs)->UseManualTime()->Iterations(3)->Unit(benchmark::kM
 BENCHMARK(BM_LoopUprobeReturn)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopUprobeStackMemory)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceEntry)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoopPtraceEmulatedStore)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceSingleStep)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceReturn)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoopPtraceReturnArmed)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceMemory)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 
 // Record assembly alone (REGS, a MEM32 and an ASCIIZ32 from this process's memory).
