@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "event/direct_file.h"
 #include "event/encode.h"
 
 namespace rastrace::event {
@@ -24,6 +25,7 @@ struct LogWriter::Impl {
   int fd = -1;
   bool owns_fd = false;
   std::vector<uint8_t> buffer;
+  std::unique_ptr<DirectFile> direct;  // set: every byte goes through it, `buffer` stays empty
   uint64_t bytes_written = 0;
   bool failed = false;  // a write failed: the file is incomplete, later writes are refused
   Error error;
@@ -59,6 +61,15 @@ struct LogWriter::Impl {
 
   Result<void> Flush() {
     if (auto usable = Usable(); !usable) return usable;
+    if (direct) {
+      if (!buffer.empty()) {
+        auto appended = direct->Append(buffer);
+        buffer.clear();
+        if (!appended) return Fail(appended.error());
+      }
+      auto synced = direct->Sync();
+      return synced ? synced : Fail(synced.error());
+    }
     auto result = WriteAll(buffer);
     buffer.clear();
     return result;
@@ -66,6 +77,11 @@ struct LogWriter::Impl {
 
   Result<void> Append(std::span<const uint8_t> bytes) {
     if (auto usable = Usable(); !usable) return usable;
+    if (direct) {
+      bytes_written += bytes.size();
+      auto appended = direct->Append(bytes);
+      return appended ? appended : Fail(appended.error());
+    }
     if (buffer.size() + bytes.size() > kBufferBytes) {
       if (auto flushed = Flush(); !flushed) return flushed;
     }
@@ -78,6 +94,11 @@ struct LogWriter::Impl {
   Result<void> Close() {
     if (fd < 0) return Ok();
     Result<void> result = failed ? Result<void>(error) : Flush();
+    if (direct) {
+      auto closed = direct->Close();
+      direct.reset();
+      if (!closed && result.ok()) result = closed;
+    }
     if (owns_fd && ::close(fd) != 0 && result.ok()) {
       result = MakeError("{}: close failed: {}", path, std::strerror(errno));
     }
@@ -113,6 +134,10 @@ Result<LogWriter> LogWriter::Create(const std::string& path, WriterOptions optio
                        err == EEXIST ? " (refusing to overwrite an existing file)" : "");
     }
     impl->owns_fd = true;
+    if (options.direct_io) {
+      // Not possible here (tmpfs, or a file system without O_DIRECT): write normally.
+      if (auto direct = DirectFile::Open(impl->fd, path)) impl->direct = std::move(*direct);
+    }
   }
   impl->buffer.reserve(kBufferBytes);
   std::vector<uint8_t> magic;
@@ -138,6 +163,11 @@ Result<void> LogWriter::Write(const EventFields& fields) {
     return MakeError("{}: {}", impl_->path, encoded.error().message);
   }
   impl_->bytes_written += size;
+  if (impl_->direct) {
+    auto appended = impl_->direct->Append(buffer);
+    buffer.clear();
+    if (!appended) return impl_->Fail(appended.error());
+  }
   return Ok();
 }
 

@@ -17,6 +17,9 @@ struct WriterOptions {
   ByteOrder byte_order = NativeByteOrder();
   bool overwrite = false;  // refuse to replace an existing file unless set
   bool keep_old = false;   // rename an existing file to FILE.old first (trace -c)
+  // Write whole blocks with O_DIRECT from a thread of the writer's own (event/direct_file.h),
+  // where the file system allows it; otherwise the writer writes normally.
+  bool direct_io = false;
 };
 
 class LogWriter {

@@ -3,9 +3,10 @@
 //
 //   BM_DrainOnce/<threads>: one DrainOnce over rings holding 4 MiB of TRCHKL1T events each,
 //     merged by timestamp, into a log in $TMPDIR (default /tmp): events/s and bytes/s.
-//   BM_RecordToLog/<M events/s>: one thread records 50 M TRCHKL1T events paced at that rate
-//     (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread); the time
-//     runs until the log is complete. Counters: written and lost events, the rate achieved.
+//   BM_RecordToLog/<M events/s>/<direct>: one thread records 50 M TRCHKL1T events paced at that
+//     rate (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread), the
+//     log written with O_DIRECT (direct:1, the default) or through the page cache (direct:0); the
+//     time runs until the log is complete. Counters: written and lost events, the rate achieved.
 #include <benchmark/benchmark.h>
 #include <rastrace/trchk.h>
 #include <x86intrin.h>
@@ -91,6 +92,7 @@ void BM_RecordToLog(benchmark::State& state) {
   const std::string path = LogPath("rastrace-record-benchmark.log");
   RecorderOptions options;  // defaults: alternate mode, 4 MiB per thread, no log limit
   options.log_path = path;
+  options.direct_io = state.range(1) != 0;
   uint64_t written = 0, lost = 0;
   double seconds = 0;
   for (auto _ : state) {
@@ -129,9 +131,8 @@ void BM_RecordToLog(benchmark::State& state) {
       100.0 * static_cast<double>(lost) / static_cast<double>(kEvents * state.iterations());
 }
 BENCHMARK(BM_RecordToLog)
-    ->Arg(0)
-    ->Arg(25)
-    ->Arg(50)
+    ->ArgNames({"Mevents_per_s", "direct"})
+    ->ArgsProduct({{0, 25, 50}, {1, 0}})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -33,6 +33,16 @@ class Session {
     const char* dir = std::getenv("TMPDIR");
     options.log_path = std::string(dir ? dir : "/tmp") + "/rastrace-hooks-benchmark.log";
     options.mode = buffer::Mode::kCircular;
+    // RASTRACE_BENCH_BUFFER=256K: rings that stay in the L2 cache, to tell the hook's own cost
+    // from the memory bandwidth that streaming events into 4 MiB rings takes.
+    if (const char* size = std::getenv("RASTRACE_BENCH_BUFFER")) {
+      auto bytes = ParseSize(size, "RASTRACE_BENCH_BUFFER");
+      if (!bytes) {
+        std::fprintf(stderr, "%s\n", bytes.error().message.c_str());
+        std::exit(1);
+      }
+      options.buffer_bytes = *bytes;
+    }
     if (auto started = Recorder::Get().Start(options); !started) {
       std::fprintf(stderr, "%s\n", started.error().message.c_str());
       std::exit(1);

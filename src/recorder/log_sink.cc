@@ -16,6 +16,7 @@ LogSink::LogSink(std::string path, const RecorderOptions& options, HeaderBuilder
     : path_(std::move(path)),
       limit_(options.log_bytes),
       policy_(options.log_full),
+      direct_io_(options.direct_io),
       header_(std::move(header)),
       wrapped_(std::move(wrapped)),
       staging_(std::make_unique_for_overwrite<uint8_t[]>(kStagingBytes)) {}
@@ -31,6 +32,7 @@ Result<void> LogSink::OpenFile(bool keep_old) {
   event::WriterOptions options;
   options.overwrite = true;
   options.keep_old = keep_old;
+  options.direct_io = direct_io_;
   auto writer = event::LogWriter::Create(path_, options);
   if (!writer) return writer.error();
   writer_.emplace(std::move(*writer));

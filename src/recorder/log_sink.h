@@ -61,6 +61,7 @@ class LogSink {
   std::string path_;
   uint64_t limit_ = 0;
   LogFull policy_ = LogFull::kRotate;
+  bool direct_io_ = true;
   HeaderBuilder header_;
   WrapBuilder wrapped_;
   std::optional<event::LogWriter> writer_;

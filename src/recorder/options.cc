@@ -168,6 +168,8 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
       options.mode = buffer::Mode::kSingle;
     } else if (arg == "--blocking") {
       options.mode = buffer::Mode::kBlocking;
+    } else if (arg == "--buffered-io") {
+      options.direct_io = false;
     } else if (arg == "-s") {
       options.log_full = LogFull::kStop;
     } else if (arg == "-c") {
@@ -206,7 +208,7 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
       return MakeError(
           "unknown trace option '{}' (expected -o LOG, -l, -f, --blocking, -T SIZE, -L SIZE, -s, "
           "-c, -j IDS, "
-          "-k IDS, --channels LIST, --clock CLOCK, --shm-path DIR)",
+          "-k IDS, --channels LIST, --clock CLOCK, --shm-path DIR, --buffered-io)",
           arg);
     }
   }
@@ -278,6 +280,12 @@ Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv) {
     options.clock = *clock;
   }
   if (auto v = text(kEnvShmPath); !v.empty()) options.shm_path = v;
+  if (auto v = text("RASTRACE_DIRECT_IO"); !v.empty()) {
+    if (v != "0" && v != "1") {
+      return MakeError("RASTRACE_DIRECT_IO: '{}' is not 0 or 1", v);
+    }
+    options.direct_io = v == "1";
+  }
   return options;
 }
 
@@ -298,6 +306,7 @@ std::vector<std::pair<std::string, std::string>> OptionsToEnvironment(
   if (!options.exclude_hooks.empty())
     env.emplace_back("RASTRACE_EXCLUDE", JoinHooks(options.exclude_hooks));
   if (!options.shm_path.empty()) env.emplace_back(kEnvShmPath, options.shm_path);
+  if (!options.direct_io) env.emplace_back("RASTRACE_DIRECT_IO", "0");
   return env;
 }
 

@@ -33,6 +33,9 @@ struct RecorderOptions {
   ClockChoice clock = ClockChoice::kAuto;        // --clock
   // --shm-path DIR: rings in files under DIR, recoverable after a crash (docs/reliability.md).
   std::string shm_path;
+  // --buffered-io clears it: the log is written through the page cache instead of with O_DIRECT
+  // from the writer's own I/O thread (docs/recorder.md, "Writing the log").
+  bool direct_io = true;
 };
 
 // "4096", "64K", "4M", "1G" (binary multiples). `what` names the option in errors.
@@ -52,7 +55,7 @@ Result<RecorderOptions> ParseTraceString(std::string_view args, RecorderOptions 
 using GetEnv = std::function<const char*(const char*)>;
 // Options from RASTRACE_LOG, RASTRACE_MODE, RASTRACE_BUFSIZE, RASTRACE_LOGSIZE, RASTRACE_LOGFULL,
 // RASTRACE_KEEP_OLD, RASTRACE_CHANNELS, RASTRACE_EVENTS, RASTRACE_EXCLUDE, RASTRACE_CLOCK,
-// RASTRACE_SHM_PATH.
+// RASTRACE_SHM_PATH, RASTRACE_DIRECT_IO.
 Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv);
 // The variables that make OptionsFromEnvironment return `options`.
 std::vector<std::pair<std::string, std::string>> OptionsToEnvironment(

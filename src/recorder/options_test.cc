@@ -29,6 +29,28 @@ TEST(OptionsTest, HookIdsOfThreeDigitsAreTwelveBit) {
   EXPECT_FALSE(ParseHookList("12345", "-k"));
 }
 
+TEST(OptionsTest, DirectIoIsTheDefaultAndBufferedIoTurnsItOff) {
+  EXPECT_TRUE(ParseTraceString("")->direct_io);
+  auto buffered = ParseTraceString("-o x --buffered-io");
+  ASSERT_TRUE(buffered) << buffered.error().message;
+  EXPECT_FALSE(buffered->direct_io);
+  // Carried into traced programs by the environment, and back.
+  std::map<std::string, std::string> env;
+  for (auto& [name, value] : OptionsToEnvironment(*buffered)) env[name] = value;
+  EXPECT_EQ(env["RASTRACE_DIRECT_IO"], "0");
+  auto back = OptionsFromEnvironment([&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_FALSE(back->direct_io);
+  auto bad = OptionsFromEnvironment([](const char* name) -> const char* {
+    return std::string_view(name) == "RASTRACE_DIRECT_IO" ? "yes" : nullptr;
+  });
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("RASTRACE_DIRECT_IO: 'yes' is not 0 or 1"), std::string::npos);
+}
+
 TEST(OptionsTest, ChannelsAsListsRangesOrAll) {
   EXPECT_EQ(*ParseChannels("0", "c"), 0x1u);
   EXPECT_EQ(*ParseChannels("0,3,5", "c"), 0x29u);

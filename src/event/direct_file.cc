@@ -1,0 +1,164 @@
+#include "event/direct_file.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace rastrace::event {
+namespace {
+
+// Writes all of `bytes` at `offset`. An O_DIRECT write the file system turns down (EINVAL: it
+// does not really support it) or cuts short is finished through `fallback_fd`.
+Result<void> WriteAt(int fd, int fallback_fd, const uint8_t* bytes, size_t size, uint64_t offset,
+                     const std::string& path) {
+  while (size != 0) {
+    const ssize_t wrote = ::pwrite(fd, bytes, size, static_cast<off_t>(offset));
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EINVAL && fd != fallback_fd) {
+        fd = fallback_fd;
+        continue;
+      }
+      return MakeError("{}: write error: {}", path, std::strerror(errno));
+    }
+    bytes += wrote;
+    size -= static_cast<size_t>(wrote);
+    offset += static_cast<uint64_t>(wrote);
+    if (size != 0) fd = fallback_fd;  // the rest is no longer block-aligned
+  }
+  return Ok();
+}
+
+}  // namespace
+
+DirectFile::MappedChunks::~MappedChunks() {
+  if (base != nullptr) ::munmap(base, length);
+}
+
+Result<std::unique_ptr<DirectFile>> DirectFile::Open(int fd, std::string path) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return MakeError("{}: fstatfs: {}", path, std::strerror(errno));
+  // tmpfs keeps the file in memory anyway: O_DIRECT would only add a copy there.
+  if (fs.f_type == TMPFS_MAGIC) return MakeError("{}: tmpfs: no O_DIRECT", path);
+  // A second open file description of the same inode, reached through the descriptor rather
+  // than the path, so that nothing can swap the file in between.
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  const int direct_fd = ::open(self.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+  if (direct_fd < 0) return MakeError("{}: O_DIRECT: {}", path, std::strerror(errno));
+  MappedChunks chunks;
+  chunks.length = kChunkBytes * kChunks;
+  chunks.base = ::mmap(nullptr, chunks.length, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (chunks.base == MAP_FAILED) {
+    chunks.base = nullptr;
+    ::close(direct_fd);
+    return MakeError("{}: no memory for write chunks: {}", path, std::strerror(errno));
+  }
+  return std::make_unique<DirectFile>(Token{}, fd, direct_fd, std::move(path), std::move(chunks));
+}
+
+DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, MappedChunks chunks)
+    : fd_(fd), direct_fd_(direct_fd), path_(std::move(path)), chunks_(std::move(chunks)) {
+  auto* base = static_cast<uint8_t*>(chunks_.base);
+  current_ = {base, 0, 0};
+  for (size_t i = 1; i < kChunks; ++i) free_.push_back(base + i * kChunkBytes);
+  io_ = std::thread([this] { IoThread(); });
+}
+
+DirectFile::~DirectFile() {
+  (void)Close();
+}
+
+void DirectFile::IoThread() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return !queued_.empty() || stopping_; });
+    if (queued_.empty()) return;
+    const Chunk chunk = queued_.front();
+    queued_.pop_front();
+    writing_ = true;
+    lock.unlock();
+    auto wrote = WriteAt(direct_fd_, fd_, chunk.data, chunk.bytes, chunk.offset, path_);
+    lock.lock();
+    writing_ = false;
+    free_.push_back(chunk.data);
+    if (!wrote && !error_) error_ = wrote.error();
+    changed_.notify_all();
+  }
+}
+
+Result<void> DirectFile::Failed() const {
+  if (error_) return *error_;
+  return Ok();
+}
+
+Result<void> DirectFile::Submit() {
+  std::unique_lock lock(mutex_);
+  queued_.push_back(current_);
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return !free_.empty() || error_; });
+  if (error_) return *error_;
+  current_ = {free_.back(), 0, current_.offset + current_.bytes};
+  free_.pop_back();
+  return Ok();
+}
+
+Result<void> DirectFile::Append(std::span<const uint8_t> bytes) {
+  while (!bytes.empty()) {
+    const size_t n = std::min(bytes.size(), kChunkBytes - current_.bytes);
+    std::memcpy(current_.data + current_.bytes, bytes.data(), n);
+    current_.bytes += n;
+    bytes = bytes.subspan(n);
+    if (current_.bytes == kChunkBytes) {
+      if (auto submitted = Submit(); !submitted) return submitted;
+    }
+  }
+  return Ok();
+}
+
+Result<void> DirectFile::WaitIdle() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queued_.empty() && !writing_; });
+  return Failed();
+}
+
+Result<void> DirectFile::Sync() {
+  if (auto idle = WaitIdle(); !idle) return idle;
+  const size_t aligned = current_.bytes & ~(kBlockBytes - 1);
+  const size_t tail = current_.bytes - aligned;
+  if (aligned != 0) {
+    auto wrote = WriteAt(direct_fd_, fd_, current_.data, aligned, current_.offset, path_);
+    if (!wrote) return wrote;
+  }
+  if (tail != 0) {
+    auto wrote = WriteAt(fd_, fd_, current_.data + aligned, tail, current_.offset + aligned, path_);
+    if (!wrote) return wrote;
+  }
+  // The partial block stays: the next whole-block write starts with it again.
+  std::memmove(current_.data, current_.data + aligned, tail);
+  current_.offset += aligned;
+  current_.bytes = tail;
+  return Ok();
+}
+
+Result<void> DirectFile::Close() {
+  if (direct_fd_ < 0) return Ok();
+  Result<void> synced = Sync();
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  io_.join();
+  ::close(direct_fd_);
+  direct_fd_ = -1;
+  return synced;
+}
+
+}  // namespace rastrace::event

@@ -1,0 +1,94 @@
+// Appending to a file with O_DIRECT from page-aligned chunks written by a thread of its own.
+//
+// Why: a trace log is written once and read later, so copying it into the page cache only costs
+// the writer CPU (the kernel's copy is most of a buffered write), and on a virtual machine whose
+// memory the host provides on first touch a buffered write of fresh pages runs at a few hundred
+// MB/s. With O_DIRECT the caller copies events into a chunk and goes on while the disk takes the
+// previous chunks (docs/recorder.md, "Writing the log").
+//
+// Only whole aligned blocks go through O_DIRECT. Sync() writes the partial last block through an
+// ordinary descriptor of the same file and keeps it, so the next aligned write rewrites that block
+// with more data after it; the file always ends at the last byte appended.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+
+namespace rastrace::event {
+
+class DirectFile {
+ public:
+  static constexpr size_t kBlockBytes = 4096;
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  static constexpr size_t kChunks = 4;
+
+  // Takes an open descriptor of `path` at offset `start` (a multiple of kBlockBytes, usually 0)
+  // and opens the same file again with O_DIRECT. Fails (and the caller writes normally) when the
+  // file system refuses O_DIRECT.
+  static Result<std::unique_ptr<DirectFile>> Open(int fd, std::string path);
+  ~DirectFile();
+  DirectFile(const DirectFile&) = delete;
+  DirectFile& operator=(const DirectFile&) = delete;
+
+  Result<void> Append(std::span<const uint8_t> bytes);
+  // Every byte appended so far is in the file when this returns.
+  Result<void> Sync();
+  // Sync, then stop the I/O thread and close the O_DIRECT descriptor (not the caller's).
+  Result<void> Close();
+
+ private:
+  struct Chunk {
+    uint8_t* data;
+    size_t bytes;     // filled
+    uint64_t offset;  // where it goes in the file
+  };
+  struct MappedChunks {
+    void* base = nullptr;
+    size_t length = 0;
+    MappedChunks() = default;
+    MappedChunks(MappedChunks&& other) noexcept
+        : base(std::exchange(other.base, nullptr)), length(other.length) {}
+    MappedChunks& operator=(MappedChunks&&) = delete;
+    ~MappedChunks();
+  };
+  struct Token {};
+
+ public:
+  DirectFile(Token, int fd, int direct_fd, std::string path, MappedChunks chunks);
+
+ private:
+  void IoThread();
+  // Queues the current chunk and takes a free one (waiting for the I/O thread if none is).
+  Result<void> Submit();
+  Result<void> WaitIdle();
+  Result<void> Failed() const;
+
+  int fd_;         // the caller's descriptor: partial blocks
+  int direct_fd_;  // O_DIRECT: whole blocks
+  std::string path_;
+  MappedChunks chunks_;
+  Chunk current_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Chunk> queued_;    // for the I/O thread, in file order
+  std::vector<uint8_t*> free_;  // chunks neither filled nor queued
+  bool writing_ = false;        // the I/O thread holds a chunk
+  bool stopping_ = false;
+  std::optional<Error> error_;  // the first write error
+  std::thread io_;
+};
+
+}  // namespace rastrace::event
