@@ -1,12 +1,16 @@
 // The attaching side of system-wide sessions: a process linked with librastrace and started
 // without RASTRACE_LOG looks for a running session of its user, records into a log of its own in
-// the session's procs/ directory, and follows the session's control page (trcon, trcoff, trcstop)
-// from one small thread that sleeps on the page's futex word.
+// the session's procs/ directory with its rings in shared-memory files beside it (so the daemon
+// can recover what a killed process had committed), and follows the session's control page
+// (trcon, trcoff, trcstop) from one small thread that sleeps on the page's futex word. Between
+// sessions that thread sleeps in read() on an inotify descriptor watching the session directories,
+// so a process already running when a session starts joins it without polling.
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -14,11 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
+#include <string_view>
 #include <thread>
 
 #include "recorder/recorder.h"
@@ -66,8 +73,6 @@ Result<int> OpenPrivateFile(const std::string& path, int flags) {
 
 namespace {
 
-using namespace std::chrono_literals;
-
 // How often a waiting process checks that the daemon still lives.
 constexpr long kWatchTimeoutNs = 200'000'000;
 
@@ -78,13 +83,15 @@ uint32_t Load(const uint32_t& word) {
 // Plain data only: AttachToSession runs from a library constructor, possibly before this file's
 // dynamic initializers, which would otherwise reset it afterwards.
 struct Attachment {
-  const SessionPage* page;
+  const SessionPage* page;  // written and read only by the attach thread once it runs
   char procs_dir[PATH_MAX];
+  char base_dir[PATH_MAX];  // taken once at load: the environment is not read from the thread
   int lock_fd;
+  bool atfork_installed;
 };
 
-// The one attachment of this process (a process attaches to at most one session).
-constinit Attachment g_attachment{nullptr, {}, -1};
+// The one attachment of this process (a process attaches to at most one session at a time).
+constinit Attachment g_attachment{nullptr, {}, {}, -1, false};
 
 std::string UniqueName() {
   timespec now;
@@ -105,6 +112,15 @@ int LockProcessFile(const std::string& procs_dir, const std::string& name) {
   return fd;
 }
 
+// procs/<name>.shm: the directory of this process's flight-recorder files (and those of the
+// children it forks). Empty when it cannot be made private: the process then records without
+// them, and a SIGKILL loses what its writer had not yet drained.
+std::string MakeShmDir(const std::string& procs_dir, const std::string& name) {
+  const std::string dir = procs_dir + "/" + name + ".shm";
+  if (mkdir(dir.c_str(), 0700) != 0 || !CheckPrivateDir(dir)) return {};
+  return dir;
+}
+
 void Detach() {
   Recorder& recorder = Recorder::Get();
   if (recorder.recording()) (void)recorder.Stop();
@@ -114,12 +130,15 @@ void Detach() {
     close(g_attachment.lock_fd);
     g_attachment.lock_fd = -1;
   }
+  if (g_attachment.page != nullptr) {
+    munmap(const_cast<SessionPage*>(g_attachment.page), sizeof(SessionPage));
+    g_attachment.page = nullptr;
+  }
 }
 
 // Follows the page until the session stops (or its daemon is gone), then completes this process's
 // log and releases its lock.
-void WatchSession() {
-  prctl(PR_SET_NAME, "rastrace-attach");
+void FollowSession() {
   const SessionPage* page = g_attachment.page;
   uint32_t seen = Load(page->generation);
   // The channels may have changed between reading the page and starting the recorder.
@@ -143,21 +162,7 @@ void WatchSession() {
   Detach();
 }
 
-void StartWatcher() {
-  std::thread(WatchSession).detach();
-}
-
-// A forked child records into a log of its own (the recorder restarts it at its first hook): it
-// takes a lock of its own and follows the session from a new watcher thread.
-void ChildAfterFork() {
-  if (g_attachment.page == nullptr) return;
-  if (g_attachment.lock_fd >= 0) close(g_attachment.lock_fd);  // the parent still holds it
-  g_attachment.lock_fd = -1;
-  if (Load(g_attachment.page->state) != kSessionRunning) return;
-  // The recorder names the child's log <parent log>.<pid>; its lock goes beside it.
-  g_attachment.lock_fd = LockProcessFile(g_attachment.procs_dir, UniqueName());
-  if (g_attachment.lock_fd >= 0) StartWatcher();
-}
+void ChildAfterFork();
 
 RecorderOptions OptionsFromPage(const SessionPage& page, const std::string& log_path) {
   RecorderOptions options;
@@ -199,19 +204,20 @@ const SessionPage* MapRunningPage(const std::string& dir) {
   return nullptr;
 }
 
-}  // namespace
-
-void AttachToSession() {
-  if (g_attachment.page != nullptr) return;
-  const std::string base = SessionBaseDir();
-  if (!CheckPrivateDir(base)) return;
+// Joins the first running session of this user (the system one first); true when joined, or when
+// this process is the session's daemon (it never records into its own session).
+bool TryAttach(bool at_load) {
+  // A program that records on its own (trcstart) is left alone.
+  if (!at_load && Recorder::Get().recording()) return false;
+  const std::string base = g_attachment.base_dir;
+  if (!CheckPrivateDir(base)) return false;
   for (unsigned channel = 0; channel < kSessionChannels; ++channel) {
     const std::string dir = SessionChannelDir(base, channel);
     const SessionPage* page = MapRunningPage(dir);
     if (page == nullptr) continue;
     if (page->daemon_pid == static_cast<uint32_t>(getpid())) {
       munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
-      return;
+      return true;
     }
     const std::string procs = dir + "/procs";
     if (!CheckPrivateDir(procs)) {
@@ -225,23 +231,136 @@ void AttachToSession() {
       continue;
     }
     // This process owns its log: the recorder names the logs of its forked children LOG.<pid>.
-    setenv(kEnvLogOwner, std::to_string(getpid()).c_str(), 1);
-    if (auto started = Recorder::Get().Start(OptionsFromPage(*page, procs + "/" + name + ".trc"));
-        !started) {
+    // Only at load: later other threads may be reading the environment (the recorder sets the
+    // variable itself when it is unset; an inherited one only adds .<pid> to the log's name).
+    if (at_load) setenv(kEnvLogOwner, std::to_string(getpid()).c_str(), 1);
+    RecorderOptions options = OptionsFromPage(*page, procs + "/" + name + ".trc");
+    options.shm_path = MakeShmDir(procs, name);
+    if (auto started = Recorder::Get().Start(options); !started) {
       std::fprintf(stderr, "rastrace: cannot join the trace session of channel %u: %s\n", channel,
                    started.error().message.c_str());
       flock(lock_fd, LOCK_UN);
       close(lock_fd);
       munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
-      return;
+      return false;
     }
     g_attachment.page = page;
     std::snprintf(g_attachment.procs_dir, sizeof g_attachment.procs_dir, "%s", procs.c_str());
     g_attachment.lock_fd = lock_fd;
-    pthread_atfork(nullptr, nullptr, ChildAfterFork);
-    StartWatcher();
-    return;
+    if (!g_attachment.atfork_installed) {
+      g_attachment.atfork_installed = true;
+      pthread_atfork(nullptr, nullptr, ChildAfterFork);
+    }
+    return true;
   }
+  return false;
+}
+
+// Watches what changes when a session starts: the base directory (a channel directory appears)
+// and every channel directory (the daemon renames its page into place once it runs). Without
+// the base directory, its parent, for the base directory to appear: `*parent_wd` is then that
+// watch, whose events about other names are ignored. False when nothing can be watched.
+bool WatchSessionDirectories(int fd, int* parent_wd) {
+  const std::string base = g_attachment.base_dir;
+  constexpr uint32_t kMask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR;
+  *parent_wd = -1;
+  if (!CheckPrivateDir(base)) {
+    const std::string parent = base.substr(0, std::max<size_t>(base.rfind('/'), 1));
+    *parent_wd = inotify_add_watch(fd, parent.c_str(), kMask);
+    return *parent_wd >= 0;
+  }
+  if (inotify_add_watch(fd, base.c_str(), kMask) < 0) return false;
+  for (unsigned channel = 0; channel < kSessionChannels; ++channel) {
+    // A channel directory that does not exist yet is announced by the base directory's watch.
+    (void)inotify_add_watch(fd, SessionChannelDir(base, channel).c_str(), IN_MOVED_TO | IN_ONLYDIR);
+  }
+  return true;
+}
+
+// Whether the events read may announce a session: anything but another name appearing beside
+// the base directory (its parent may be a busy directory such as /tmp).
+bool Relevant(std::span<const char> events, int parent_wd) {
+  const std::string_view base = g_attachment.base_dir;
+  const std::string_view name = base.substr(base.rfind('/') + 1);
+  size_t at = 0;
+  while (at + sizeof(inotify_event) <= events.size()) {
+    inotify_event header;
+    std::memcpy(&header, events.data() + at, sizeof header);
+    const char* text = events.data() + at + sizeof header;
+    if (header.wd != parent_wd || header.len == 0 ||
+        std::string_view(text, strnlen(text, header.len)) == name) {
+      return true;
+    }
+    at += sizeof header + header.len;
+  }
+  return false;
+}
+
+// Sleeps until a session starts and this process has joined it; false when the session
+// directories cannot be watched (the process then stays unattached).
+bool WaitForSession() {
+  const int fd = inotify_init1(IN_CLOEXEC);
+  if (fd < 0) return false;
+  alignas(inotify_event) char events[4096];
+  bool joined = false;
+  for (;;) {
+    // Watches first, then a look: a session that starts in between is seen either way.
+    int parent_wd = -1;
+    if (!WatchSessionDirectories(fd, &parent_wd)) break;
+    if (TryAttach(/*at_load=*/false)) {
+      joined = g_attachment.page != nullptr;
+      break;
+    }
+    ssize_t n;
+    do {
+      n = read(fd, events, sizeof events);
+    } while ((n > 0 && !Relevant(std::span(events, static_cast<size_t>(n)), parent_wd)) ||
+             (n < 0 && errno == EINTR));
+    if (n <= 0) break;
+  }
+  close(fd);
+  return joined;
+}
+
+void AttachThread() {
+  prctl(PR_SET_NAME, "rastrace-attach");
+  for (;;) {
+    if (g_attachment.page != nullptr) FollowSession();
+    if (!WaitForSession()) return;
+  }
+}
+
+void StartAttachThread() {
+  // Every signal blocked: the thread must not take a signal meant for the program.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::thread(AttachThread).detach();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+// A forked child records into a log of its own (the recorder restarts it at its first hook): it
+// takes a lock of its own and follows the session from a new attach thread. A child forked while
+// its parent was not attached starts no thread (most children only exec).
+void ChildAfterFork() {
+  if (g_attachment.page == nullptr) return;
+  if (g_attachment.lock_fd >= 0) close(g_attachment.lock_fd);  // the parent still holds it
+  g_attachment.lock_fd = -1;
+  if (Load(g_attachment.page->state) != kSessionRunning) return;
+  // The recorder names the child's log <parent log>.<pid>; its lock goes beside it.
+  g_attachment.lock_fd = LockProcessFile(g_attachment.procs_dir, UniqueName());
+  if (g_attachment.lock_fd >= 0) StartAttachThread();
+}
+
+}  // namespace
+
+void AttachToSession() {
+  if (g_attachment.page != nullptr || g_attachment.base_dir[0] != '\0') return;
+  const std::string base = SessionBaseDir();
+  if (base.size() >= sizeof g_attachment.base_dir) return;
+  std::snprintf(g_attachment.base_dir, sizeof g_attachment.base_dir, "%s", base.c_str());
+  if (TryAttach(/*at_load=*/true) && g_attachment.page == nullptr) return;  // the daemon itself
+  StartAttachThread();
 }
 
 }  // namespace rastrace::recorder

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "event/format.h"
@@ -26,6 +27,7 @@
 #include "recorder/log_sink.h"
 #include "session/event_builder.h"
 #include "session/merge.h"
+#include "session/process_recovery.h"
 #include "session/trace_line.h"
 
 namespace rastrace::session {
@@ -57,6 +59,14 @@ std::vector<std::string> ListDir(const std::string& dir) {
   closedir(d);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Every file of `dir`, and the flight-recorder directories (p<pid>-<id>.shm) with their files.
+void RemoveEntries(const std::string& dir) {
+  for (const std::string& name : ListDir(dir)) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir + "/" + name, ignored);  // never follows a symlink
+  }
 }
 
 std::string ReadSmallFile(const std::string& path, size_t limit = 64) {
@@ -236,6 +246,7 @@ void SessionDaemon::Cleanup() {
     munmap(page_, sizeof(recorder::SessionPage));
     page_ = nullptr;
     unlink((dir_ + "/page").c_str());
+    unlink((dir_ + "/page.new").c_str());
   }
 }
 
@@ -248,7 +259,7 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   // Leftovers of a session that died: they belong to nobody now.
   const std::string procs = dir_ + "/procs";
   if (auto made = MakePrivateDir(procs); !made) return MakeError("trace: {}", made.error().message);
-  for (const std::string& name : ListDir(procs)) unlink((procs + "/" + name).c_str());
+  RemoveEntries(procs);
 
   if (config_.log.log_path != "-") {
     const std::string& path = config_.log.log_path;
@@ -308,9 +319,12 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   if (!own) return own.error();
   own_events_.emplace(std::move(*own));
 
-  // The page goes last: once it says "running", processes attach.
-  const std::string page_path = dir_ + "/page";
+  // The page goes last: it is made under another name and renamed into place once it says
+  // "running", so a process that sees "page" appear (an idle process watching the directory with
+  // inotify, session_attach.cc) finds it ready.
+  const std::string page_path = dir_ + "/page.new";
   unlink(page_path.c_str());
+  unlink((dir_ + "/page").c_str());
   const int fd = open(page_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return MakeError("trace: {}: {}", page_path, std::strerror(errno));
   void* map = MAP_FAILED;
@@ -354,6 +368,9 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
     if (auto on = SetTracing(true); !on) return on.error();
   }
   Publish();
+  if (rename(page_path.c_str(), (dir_ + "/page").c_str()) != 0) {
+    return MakeError("trace: {}: {}", page_path, std::strerror(errno));
+  }
   return Ok();
 }
 
@@ -376,7 +393,8 @@ Result<void> SessionDaemon::SetTracing(bool on) {
   return Ok();
 }
 
-std::vector<std::string> SessionDaemon::WaitForProcesses(uint64_t& processes) {
+std::vector<std::string> SessionDaemon::WaitForProcesses(uint64_t& processes,
+                                                         std::vector<uint64_t>& finished) {
   std::vector<std::string> warnings;
   const std::string procs = dir_ + "/procs";
   const auto deadline = std::chrono::steady_clock::now() + kDrainDeadline;
@@ -393,17 +411,21 @@ std::vector<std::string> SessionDaemon::WaitForProcesses(uint64_t& processes) {
       drained.push_back(name);
       const int fd = open((procs + "/" + name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
       if (fd < 0) continue;
+      bool locked = true;
       while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
         if (std::chrono::steady_clock::now() > deadline) {
           warnings.push_back(
               fmt::format("trace: {} did not finish its log in time; what it wrote "
                           "so far is in the report",
                           name));
+          locked = false;
           break;
         }
         std::this_thread::sleep_for(2ms);
       }
       close(fd);
+      // The process completed its log or died: either way it writes nothing more.
+      if (locked) finished.push_back(PidFromLogName(name.substr(0, name.size() - 5) + ".trc"));
     }
     if (!found_new) break;
     std::this_thread::sleep_for(20ms);
@@ -421,7 +443,12 @@ Result<StopTotals> SessionDaemon::Stop() {
   __atomic_store_n(&page_->channels_on, 0u, __ATOMIC_SEQ_CST);
   __atomic_store_n(&page_->state, recorder::kSessionStopping, __ATOMIC_SEQ_CST);
   Publish();
-  totals.warnings = WaitForProcesses(totals.processes);
+  std::vector<uint64_t> finished;
+  totals.warnings = WaitForProcesses(totals.processes, finished);
+  // Processes killed before they completed their logs: their committed events are in their rings.
+  RecoveryTotals recovered = RecoverEndedProcesses(dir_ + "/procs", finished);
+  totals.recovered_events = recovered.events;
+  for (auto& message : recovered.messages) totals.warnings.push_back(std::move(message));
   if (kernel_) {
     auto kernel = kernel_->Finish();
     if (!kernel) totals.warnings.push_back("trace: kernel events: " + kernel.error().message);
@@ -506,7 +533,7 @@ Result<StopTotals> SessionDaemon::Stop() {
       for (auto& w : merged->warnings) totals.warnings.push_back("trace: " + w);
       result = totals;
     }
-    for (const std::string& name : ListDir(procs)) unlink((procs + "/" + name).c_str());
+    RemoveEntries(procs);
   }
   stopped_.store(true);
   stop_result_ = result;

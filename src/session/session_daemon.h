@@ -27,6 +27,7 @@ struct StopTotals {
   uint64_t lost_events = 0;
   uint64_t dropped_by_log = 0;
   uint64_t processes = 0;
+  uint64_t recovered_events = 0;  // taken from the rings of processes that died (SIGKILL)
   std::vector<std::string> warnings;
 };
 
@@ -56,7 +57,8 @@ class SessionDaemon {
   SessionDaemon(SessionConfig config, unsigned channel, std::string dir, int lock_fd);
   void Publish();  // bumps the page's generation and wakes every attached process
   Reply Handle(Command command);
-  std::vector<std::string> WaitForProcesses(uint64_t& processes);
+  // Waits for every attached process to release its lock; `finished` gets the pids that did.
+  std::vector<std::string> WaitForProcesses(uint64_t& processes, std::vector<uint64_t>& finished);
   void Cleanup();
 
   SessionConfig config_;

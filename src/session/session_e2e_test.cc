@@ -48,7 +48,7 @@ std::string Slurp(const std::string& path) {
 }
 
 class SessionE2E : public ::testing::Test {
- protected:
+ public:  // for the helpers that several tests share
   void SetUp() override {
     char pattern[] = "/tmp/session_e2e_XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
@@ -114,10 +114,11 @@ class SessionE2E : public ::testing::Test {
 
   struct LogSummary {
     std::map<uint16_t, uint64_t> hooks;               // events per hook id
-    std::map<uint64_t, uint64_t> hooks_by_pid_word;   // user hook 020/021: data word 1 -> count
+    std::map<uint64_t, uint64_t> hooks_by_pid_word;   // user hooks 020-023: data word 1 -> count
     std::map<uint64_t, uint64_t> thread_of_pid_word;  // data word 1 -> thread id
     uint64_t lost = 0;
     uint64_t loader_entries = 0;  // 00A/106 (-n)
+    uint64_t trace_cuts = 0;      // 00A/107: a process died and its buffers were recovered
     std::map<uint64_t, uint64_t> syscalls_by_thread;
   };
 
@@ -130,13 +131,15 @@ class SessionE2E : public ::testing::Test {
     event::ReadStatus status;
     while ((status = reader->Next(ev)) == event::ReadStatus::kEvent) {
       ++s.hooks[ev.hook_id];
-      if ((ev.hook_id == 0x0200 || ev.hook_id == 0x0210 || ev.hook_id == 0x0220) &&
+      if ((ev.hook_id == 0x0200 || ev.hook_id == 0x0210 || ev.hook_id == 0x0220 ||
+           ev.hook_id == 0x0230) &&
           ev.word_count >= 1) {
         ++s.hooks_by_pid_word[ev.words[0]];
         s.thread_of_pid_word[ev.words[0]] = ev.thread_id;
       }
       if (ev.hook_id == event::kHookLost) s.lost += ev.words[0];
       if (ev.hook_id == event::kHookUtil && ev.subhook == 0x0106) ++s.loader_entries;
+      if (ev.hook_id == event::kHookUtil && ev.subhook == 0x0107) ++s.trace_cuts;
       if (ev.hook_id == kHookSystemCall) ++s.syscalls_by_thread[ev.thread_id];
     }
     EXPECT_EQ(status, event::ReadStatus::kEnd) << reader->error().message;
@@ -365,6 +368,92 @@ TEST_F(SessionE2E, CrashedAndForkedProcessesKeepTheirHooks) {
   EXPECT_EQ(s.hooks_by_pid_word[parent], 40u);
   EXPECT_EQ(s.hooks_by_pid_word[child], 40u);
   EXPECT_EQ(s.thread_of_pid_word[child], child);
+}
+
+// A process killed right after its last hook: what its writer had not yet drained is recovered
+// from its rings (shared-memory files) by the daemon, so every committed event is in the report.
+void ExpectKilledProcessKeepsEverything(SessionE2E& test, const std::string& mode_flag,
+                                        const char* count) {
+  const std::string log = test.dir_ + "/killed" + mode_flag;
+  std::vector<std::string> trace = {Bin("trace"), "-a", "-j", "020", "-o", log};
+  if (!mode_flag.empty()) trace.push_back(mode_flag);
+  ASSERT_EQ(test.Exec(trace).status, 0);
+  Outcome killed = test.Exec({Hooker(), "020", count, "1", "kill"});
+  ASSERT_EQ(killed.status, 128 + SIGKILL) << killed.err;
+  Outcome stop = test.Exec({Bin("trcstop")});
+  ASSERT_EQ(stop.status, 0) << stop.err;
+  const uint64_t pid = std::stoull(killed.out);
+  EXPECT_NE(stop.err.find("process " + std::to_string(pid) + " ended without completing its log"),
+            std::string::npos)
+      << stop.out << stop.err;
+  SessionE2E::LogSummary s = test.Summarize(log);
+  // The rings (4 MiB) hold every event: nothing may be lost, nothing counted twice.
+  EXPECT_EQ(s.lost, 0u);
+  EXPECT_EQ(s.hooks_by_pid_word[pid], std::stoull(count));
+  EXPECT_EQ(s.thread_of_pid_word[pid], pid);
+  EXPECT_EQ(s.trace_cuts, 1u);
+  EXPECT_EQ(s.hooks[event::kHookTraceOff], 1u);
+  // The process's files are gone with the session.
+  EXPECT_TRUE(std::filesystem::is_empty(test.dir_ + "/run/ch0/procs"));
+}
+
+TEST_F(SessionE2E, KilledProcessLosesNothingItCommitted) {
+  // Alternate mode: the writer was draining; whatever it had not written is in the rings.
+  ExpectKilledProcessKeepsEverything(*this, "", "50000");
+}
+
+TEST_F(SessionE2E, KilledProcessInCircularModeLosesNothingItCommitted) {
+  // Circular mode writes nothing before the end: every event comes from the rings.
+  ExpectKilledProcessKeepsEverything(*this, "-l", "20000");
+}
+
+// A process started before the session (no session directory at all, or one left by an earlier
+// session) joins it when it starts, and records from then on.
+void ExpectIdleProcessJoins(SessionE2E& test, const std::string& tag) {
+  const pid_t hooker = test.Spawn({Hooker(), "023", "0", "1", "idle"}, tag);
+  std::string out;
+  for (int i = 0; i < 5000 && out.find('\n') == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    out = Slurp(test.dir_ + "/" + tag + ".out");
+  }
+  ASSERT_NE(out.find('\n'), std::string::npos) << "the idle process did not start";
+  const std::string pid = out.substr(0, out.find('\n'));
+  const std::string log = test.dir_ + "/" + tag + ".trc";
+  ASSERT_EQ(test.Exec({Bin("trace"), "-a", "-j", "023", "-o", log}).status, 0);
+  // It has joined once its lock is in the session's procs/ directory.
+  const std::string procs = test.dir_ + "/run/ch0/procs";
+  bool joined = false;
+  for (int i = 0; i < 5000 && !joined; ++i) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(procs, ec)) {
+      if (entry.path().filename().string().starts_with("p" + pid + "-")) joined = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(joined) << "process " << pid << " did not join the session";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(test.Exec({Bin("trcstop")}).status, 0);
+  Outcome idle = test.Wait(hooker, tag);
+  ASSERT_EQ(idle.status, 0) << idle.err;
+  std::istringstream lines(idle.out);
+  uint64_t printed_pid = 0, on_hooks = 0;
+  lines >> printed_pid >> on_hooks;
+  ASSERT_EQ(std::to_string(printed_pid), pid);
+  SessionE2E::LogSummary s = test.Summarize(log);
+  const uint64_t recorded = s.hooks_by_pid_word[printed_pid];
+  EXPECT_GT(recorded, 0u);
+  // Every hook made while channel 0 was on is there (the last may have raced with trcstop).
+  EXPECT_LE(recorded, on_hooks);
+  EXPECT_GE(recorded + 1, on_hooks);
+  EXPECT_EQ(s.thread_of_pid_word[printed_pid], printed_pid);
+}
+
+TEST_F(SessionE2E, ProcessStartedBeforeTheSessionJoinsIt) {
+  // No session directory exists yet: the process watches its parent.
+  ASSERT_FALSE(std::filesystem::exists(dir_ + "/run"));
+  ExpectIdleProcessJoins(*this, "before");
+  // The session directory exists now (left by the first session): the next one is joined too.
+  ExpectIdleProcessJoins(*this, "again");
 }
 
 TEST_F(SessionE2E, LogOptionsKeepOldStopWhenFullAndSymbols) {

@@ -1,10 +1,14 @@
 /* A program linked with librastrace for the session tests: it records COUNT hooks HOOK (a 12-bit
  * AIX id in hex) with data words pid and i, from THREADS threads, prints its pid and then, by
- * MODE: exits (default); "abort"s; "fork"s a child that records the same hooks with its own pid
- * (and prints it); or "linger"s until tracing is turned off (at most 20 s).
+ * MODE: exits (default); "abort"s; "kill"s itself with SIGKILL right after its last hook; "fork"s a
+ * child that records the same hooks with its own pid (and prints it); or "linger"s until tracing
+ * is turned off (at most 20 s). Mode "idle" prints its pid first, then records one hook every
+ * millisecond (data word 2 = 1 when channel 0 was on just before) until tracing has been on and is
+ * off again (at most 20 s), then prints how many of its hooks found channel 0 on.
  * Started without RASTRACE_LOG, it joins the running session on its own. */
 #include <pthread.h>
 #include <rastrace/trchk.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,25 @@ static void* Hook(void* unused) {
   return NULL;
 }
 
+/* Started before any session: it must join one that starts later on its own. */
+static int Idle(void) {
+  printf("%d\n", (int)getpid());
+  fflush(stdout);
+  struct timespec pause = {0, 1000000};
+  long on_hooks = 0;
+  int seen_on = 0;
+  for (int waited = 0; waited < 20000; ++waited) {
+    const int on = RASTRACE_CHANNEL_ON(0) != 0;
+    if (on) ++on_hooks;
+    if (seen_on && !on) break;
+    seen_on |= on;
+    TRCHKL2T((uint32_t)(g_hook << 20), (uint64_t)getpid(), (uint64_t)on);
+    nanosleep(&pause, NULL);
+  }
+  printf("%ld\n", on_hooks);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: session_hooker HOOK COUNT [THREADS [abort|fork|linger]]\n");
@@ -30,14 +53,16 @@ int main(int argc, char** argv) {
   g_count = strtol(argv[2], NULL, 10);
   int threads = argc > 3 ? atoi(argv[3]) : 1;
   if (threads < 1 || threads > 64) threads = 1;
+  const char* mode = argc > 4 ? argv[4] : "";
+  if (strcmp(mode, "idle") == 0) return Idle();
   pthread_t ids[64];
   for (int t = 1; t < threads; ++t) pthread_create(&ids[t], NULL, Hook, NULL);
   Hook(NULL);
   for (int t = 1; t < threads; ++t) pthread_join(ids[t], NULL);
   printf("%d\n", (int)getpid());
   fflush(stdout);
-  const char* mode = argc > 4 ? argv[4] : "";
   if (strcmp(mode, "abort") == 0) abort();
+  if (strcmp(mode, "kill") == 0) raise(SIGKILL);
   if (strcmp(mode, "fork") == 0) {
     pid_t child = fork();
     if (child == 0) {
