@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "event/format.h"
+#include "report/host_address.h"
 
 namespace rastrace::report {
 
@@ -48,6 +49,7 @@ Formatter::Formatter(const tmpl::TemplateSet& templates, const TemplateIndex& in
                      ProcessTable& processes, WarningOnce& warnings, bool raw)
     : index_(index),
       raw_(raw),
+      ip_address_(raw ? 0 : LocalIpv4Address()),
       host_(std::make_unique<Host>(processes, warnings)),
       evaluator_(raw ? nullptr : std::make_unique<tmpl::Evaluator>(templates, *host_)) {}
 
@@ -100,6 +102,7 @@ void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
   ctx.total_cpus = prepared.total_cpus;
   ctx.traced_cpus = prepared.traced_cpus;
   ctx.reported_cpus = prepared.reported_cpus;
+  ctx.ip_address = ip_address_;
   host_->set_sequence(prepared.sequence);
   evaluator_->Run(*tmpl, ctx, out);
 }

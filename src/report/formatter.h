@@ -46,6 +46,7 @@ class Formatter {
   class Host;
   const TemplateIndex& index_;
   bool raw_;
+  uint32_t ip_address_;  // $IPADDR
   std::unique_ptr<Host> host_;
   std::unique_ptr<tmpl::Evaluator> evaluator_;
 };
