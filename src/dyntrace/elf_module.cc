@@ -1,6 +1,7 @@
 #include "dyntrace/elf_module.h"
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -33,6 +34,51 @@ bool SourceMatches(std::string_view table_file, std::string_view wanted) {
          table_file[table_file.size() - wanted.size() - 1] == '/';
 }
 
+// The separate debug file of `path` (.gnu_debuglink next to it, in its .debug/ or under
+// /usr/lib/debug, or by build-id), found by libdwfl's standard search, which also checks the
+// link's CRC; empty when there is none.
+std::string FindDebugFile(const std::string& path) {
+  static char* debuginfo_path = nullptr;  // libdwfl's default search path
+  Dwfl_Callbacks callbacks{};
+  callbacks.find_elf = dwfl_build_id_find_elf;
+  callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  callbacks.section_address = dwfl_offline_section_address;
+  callbacks.debuginfo_path = &debuginfo_path;
+  std::unique_ptr<Dwfl, void (*)(Dwfl*)> dwfl(dwfl_begin(&callbacks), dwfl_end);
+  if (!dwfl) return {};
+  Dwfl_Module* module = dwfl_report_offline(dwfl.get(), "", path.c_str(), -1);
+  dwfl_report_end(dwfl.get(), nullptr, nullptr);
+  Dwarf_Addr bias = 0;
+  if (module == nullptr || dwfl_module_getdwarf(module, &bias) == nullptr) return {};
+  const char* debug_file = nullptr;
+  dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug_file);
+  if (debug_file == nullptr || path == debug_file) return {};
+  return debug_file;
+}
+
+// Defined symbols of `elf`'s symbol tables of type `type` (SHT_SYMTAB or SHT_DYNSYM).
+void ReadSymbols(Elf* elf, uint32_t type, std::vector<ElfSymbol>& table) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != type) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || shdr.sh_entsize == 0) continue;
+    size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      if (sym.st_shndx == SHN_UNDEF) continue;
+      int kind = GELF_ST_TYPE(sym.st_info);
+      if (kind != STT_FUNC && kind != STT_OBJECT && kind != STT_NOTYPE && kind != STT_GNU_IFUNC) {
+        continue;
+      }
+      const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+      if (name == nullptr || *name == '\0') continue;
+      table.push_back({name, sym.st_value, sym.st_size, kind == STT_FUNC});
+    }
+  }
+}
+
 }  // namespace
 
 struct ElfModule::Impl {
@@ -40,6 +86,10 @@ struct ElfModule::Impl {
   int fd = -1;
   std::unique_ptr<Elf, ElfCloser> elf;
   std::unique_ptr<Dwarf, DwarfCloser> dwarf;  // null when the file has no DWARF
+  // The separate debug file, when the file itself has no .symtab or no DWARF.
+  std::string debug_path;
+  int debug_fd = -1;
+  std::unique_ptr<Elf, ElfCloser> debug_elf;
   bool pic = false;
   std::vector<LoadSegment> segments;
   std::vector<ElfSymbol> symtab;
@@ -47,7 +97,9 @@ struct ElfModule::Impl {
 
   ~Impl() {
     dwarf.reset();
+    debug_elf.reset();
     elf.reset();
+    if (debug_fd >= 0) ::close(debug_fd);
     if (fd >= 0) ::close(fd);
   }
 };
@@ -59,6 +111,9 @@ ElfModule::~ElfModule() = default;
 
 const std::string& ElfModule::path() const {
   return impl_->path;
+}
+const std::string& ElfModule::debug_path() const {
+  return impl_->debug_path;
 }
 bool ElfModule::position_independent() const {
   return impl_->pic;
@@ -101,32 +156,28 @@ Result<ElfModule> ElfModule::Open(const std::string& path) {
   }
   if (impl->segments.empty()) return MakeError("{}: no PT_LOAD segment", path);
 
-  for (Elf_Scn* scn = elf_nextscn(impl->elf.get(), nullptr); scn != nullptr;
-       scn = elf_nextscn(impl->elf.get(), scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr) continue;
-    if (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr || shdr.sh_entsize == 0) continue;
-    auto& table = shdr.sh_type == SHT_SYMTAB ? impl->symtab : impl->dynsym;
-    size_t count = shdr.sh_size / shdr.sh_entsize;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
-      if (sym.st_shndx == SHN_UNDEF) continue;
-      int type = GELF_ST_TYPE(sym.st_info);
-      if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE && type != STT_GNU_IFUNC) {
-        continue;
-      }
-      const char* name = elf_strptr(impl->elf.get(), shdr.sh_link, sym.st_name);
-      if (name == nullptr || *name == '\0') continue;
-      table.push_back({name, sym.st_value, sym.st_size, type == STT_FUNC});
-    }
-  }
+  ReadSymbols(impl->elf.get(), SHT_SYMTAB, impl->symtab);
+  ReadSymbols(impl->elf.get(), SHT_DYNSYM, impl->dynsym);
 
   // libdw reads the same Elf handle; a missing .debug_info is not an error until a line is asked
   // for.
   impl->dwarf.reset(dwarf_begin_elf(impl->elf.get(), DWARF_C_READ, nullptr));
+  if (!impl->dwarf || impl->symtab.empty()) {
+    // A stripped file: its .symtab and DWARF may live in a separate debug file.
+    std::string debug_path = FindDebugFile(path);
+    int debug_fd = debug_path.empty() ? -1 : ::open(debug_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (debug_fd >= 0) {
+      impl->debug_path = debug_path;
+      impl->debug_fd = debug_fd;
+      impl->debug_elf.reset(elf_begin(debug_fd, ELF_C_READ_MMAP, nullptr));
+    }
+    if (impl->debug_elf && elf_kind(impl->debug_elf.get()) == ELF_K_ELF) {
+      if (impl->symtab.empty()) ReadSymbols(impl->debug_elf.get(), SHT_SYMTAB, impl->symtab);
+      if (!impl->dwarf) {
+        impl->dwarf.reset(dwarf_begin_elf(impl->debug_elf.get(), DWARF_C_READ, nullptr));
+      }
+    }
+  }
   return ElfModule(std::move(impl));
 }
 
@@ -169,8 +220,10 @@ Result<uint64_t> ElfModule::LoadBias(const std::vector<Mapping>& maps) const {
 
 Result<SourceLine> ElfModule::FindLine(std::string_view file, int line) const {
   if (!impl_->dwarf) {
-    return MakeError("{}: no DWARF debug information (build with -g) for @{},{}", impl_->path, file,
-                     line);
+    return MakeError(
+        "{}: no DWARF debug information for @{},{} (build with -g, or install its separate debug "
+        "file)",
+        impl_->path, file, line);
   }
   std::optional<SourceLine> exact;
   std::optional<SourceLine> next;

@@ -1,5 +1,6 @@
 // Symbols, load segments and DWARF line tables of one ELF file (an executable or a shared
-// object, PIE or not), read with libelf and libdw.
+// object, PIE or not), read with libelf and libdw; a stripped file's .symtab and DWARF come from
+// its separate debug file when libdwfl's standard search finds one.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,8 @@ class ElfModule {
   ~ElfModule();
 
   const std::string& path() const;
+  // The separate debug file (.gnu_debuglink or build-id) the symbols or DWARF came from, or empty.
+  const std::string& debug_path() const;
   bool position_independent() const;  // ET_DYN: PIE executables and shared objects
   const std::vector<LoadSegment>& segments() const;
 

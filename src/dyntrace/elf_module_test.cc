@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "dyntrace/test_support.h"
 
 extern "C" __attribute__((noinline, used)) int DyntraceElfProbeMe(int x) {
@@ -110,6 +112,50 @@ TEST(ElfModule, RefusesFilesThatAreNotElf) {
   auto missing = ElfModule::Open("/nonexistent/prog");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("cannot open"), std::string::npos);
+}
+
+// A stripped program finds its symbols and lines in the separate debug file its .gnu_debuglink
+// names, through libdwfl's standard search.
+TEST(ElfModuleDebugFileTest, SymbolsAndLinesComeFromTheDebugLink) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / fmt::format("dyntrace-debuglink-{}", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string reason;
+  std::string stripped = testing::StripWithDebugLink("dt_sample", dir.string(), reason);
+  if (stripped.empty()) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << reason;
+  }
+  auto original = ElfModule::Open(TestProgram("dt_sample"));
+  ASSERT_TRUE(original);
+  EXPECT_EQ(original->debug_path(), "");
+  auto elf = ElfModule::Open(stripped);
+  ASSERT_TRUE(elf) << elf.error().message;
+  EXPECT_EQ(fs::path(elf->debug_path()).filename(), "dt_sample.debug");
+  for (const char* name : {"DosOpen", "DosOpenC", "FileName", "handle"}) {
+    auto symbol = elf->FindSymbol(name);
+    ASSERT_TRUE(symbol) << symbol.error().message;
+    EXPECT_EQ(symbol->value, original->FindSymbol(name)->value) << name;
+    EXPECT_EQ(symbol->size, original->FindSymbol(name)->size) << name;
+  }
+  int line = MarkerLine("sample.c", "after_createhandle");
+  auto found = elf->FindLine("sample.c", line);
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->address, original->FindLine("sample.c", line)->address);
+  // The code itself still comes from the stripped file (the debug file's .text is NOBITS).
+  EXPECT_EQ(elf->ReadBytes(found->address, 4)->size(), 4u);
+
+  // Without the debug file the stripped program has neither.
+  fs::remove(dir / "dt_sample.debug");
+  auto alone = ElfModule::Open(stripped);
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->debug_path(), "");
+  EXPECT_FALSE(alone->FindSymbol("DosOpen"));
+  auto no_line = alone->FindLine("sample.c", line);
+  ASSERT_FALSE(no_line);
+  EXPECT_NE(no_line.error().message.find("separate debug file"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -316,6 +317,26 @@ TEST_F(PtraceTest, RetepFallsBackToTheReturnAddress) {
   }
   EXPECT_EQ(loop.stats.single_steps, 0u);
   EXPECT_EQ(loop.stats.emulated, 40u);
+}
+
+// The seed 004 sample on a stripped copy of dt_sample: every symbol and the source line resolve
+// through its .gnu_debuglink, and the records are those of the unstripped program.
+TEST_F(PtraceTest, TracesAStrippedProgramThroughItsDebugFile) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("dyntrace-stripped-{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string reason;
+  std::string stripped = testing::StripWithDebugLink("dt_sample", dir.string(), reason);
+  if (stripped.empty()) {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << reason;
+  }
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample"), {stripped, "2"}, Engine::kPtrace, run);
+  CheckSampleHits(run, 2, stripped);
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "2"}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(PtraceTest, RecordsEveryKindOfTracepointInANonPieExecutable) {

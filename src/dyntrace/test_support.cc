@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -30,6 +31,28 @@ int MarkerLine(const std::string& file, const std::string& marker) {
   }
   ADD_FAILURE() << "no LINE:" << marker << " in " << file;
   return 0;
+}
+
+std::string StripWithDebugLink(const std::string& name, const std::string& dir,
+                               std::string& reason) {
+  for (const char* tool : {"/usr/bin/objcopy", "/usr/bin/strip"}) {
+    if (::access(tool, X_OK) != 0) {
+      reason = std::string(tool) + " is not installed (binutils)";
+      return {};
+    }
+  }
+  std::string copy = dir + "/" + name;
+  // The link names the debug file by its base name: objcopy runs in `dir`.
+  std::string script = fmt::format(
+      "cd '{0}' && cp '{1}' '{2}' && /usr/bin/objcopy --only-keep-debug '{2}' '{2}.debug' && "
+      "/usr/bin/strip --strip-all '{2}' && /usr/bin/objcopy --add-gnu-debuglink='{2}.debug' "
+      "'{2}'",
+      dir, TestProgram(name), name);
+  if (std::system(script.c_str()) != 0) {
+    reason = "objcopy/strip failed: " + script;
+    return {};
+  }
+  return copy;
 }
 
 tsf::Module ParseModule(const std::string& text) {

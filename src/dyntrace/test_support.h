@@ -36,6 +36,13 @@ class CollectingSink : public HitSink {
   std::vector<CollectedHit> OfMinor(uint16_t minor) const;
 };
 
+// Copies example program `name` into `dir` stripped of its symbols and DWARF, which go into
+// `name`.debug beside it, named by a .gnu_debuglink (objcopy --only-keep-debug, strip,
+// objcopy --add-gnu-debuglink). Returns the copy's path, or empty with `reason` set when the
+// binutils are not available.
+std::string StripWithDebugLink(const std::string& name, const std::string& dir,
+                               std::string& reason);
+
 // Empty when ptrace can attach here; otherwise the reason.
 std::string PtraceUnavailableReason();
 std::string UprobeUnavailableReason();
