@@ -22,12 +22,18 @@ constexpr std::string_view kMixTemplates =
     "010 1.0 L=APPL \"LABEL ONLY\"\n"
     "011 1.0 L=APPL \"HEX\" W1 X4\n"
     "012 1.0 L=APPL \"TWO WORDS\" W1 UW UW\n"
-    "013 1.0 L=APPL \"SWITCH\" W1 UW, 1 \"one\", 2 \"two\", \\* \"other\"\n";
+    "013 1.0 L=APPL \"SWITCH\" W1 UW, 1 \"one\", 2 \"two\", \\* \"other\"\n"
+    // As in the default templates: 00A/108 (a thread's CPU) prints nothing.
+    "00A 1.0 L=0 \"@UTIL\" G6 X2, 0108 { $SKIP }, \\* \"utility\"\n";
 
-// Appends `count` events of the mix (one in four of each template) to `log`.
-void AddMix(LogBuilder& log, uint64_t count, int64_t& t) {
+// Appends `count` events of the mix (one in four of each template) to `log`. With `cpu_every`,
+// each thread moves to another CPU (00A/108) every `cpu_every` events, as a recorder writes it.
+void AddMix(LogBuilder& log, uint64_t count, int64_t& t, uint64_t cpu_every = 0) {
   for (uint64_t i = 0; i < count; ++i) {
     t += 100;
+    if (cpu_every != 0 && i % cpu_every < 2) {
+      log.Cpu(1000 + i % 2, static_cast<uint32_t>((i / cpu_every) % 4), t);
+    }
     switch (i % 4) {
       case 0:
         log.Hook(0x0100, 0, {}, 1000, t);
@@ -53,19 +59,20 @@ struct RemoveAtExit {
   }
 };
 
-std::string MixLog(uint64_t events) {
+std::string MixLog(uint64_t events, uint64_t cpu_every = 0) {
   static RemoveAtExit cleanup;
   std::string& path = cleanup.path;
-  static uint64_t made = 0;
-  if (made != events) {
+  static uint64_t made = 0, made_cpu_every = 0;
+  if (made != events || made_cpu_every != cpu_every) {
     path = "/tmp/rastrace_report_bench_" + std::to_string(::getpid()) + ".trc";
     LogBuilder log;
     log.Process(1000, 1, 1000, "/usr/bin/bench", 0);
     log.Process(1000, 1, 1001, "/usr/bin/bench", 0);
     int64_t t = 0;
-    AddMix(log, events, t);
+    AddMix(log, events, t, cpu_every);
     if (!log.WriteTo(path).ok()) std::abort();
     made = events;
+    made_cpu_every = cpu_every;
   }
   return path;
 }
@@ -96,6 +103,18 @@ void BM_FormatMix(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * events));
 }
 BENCHMARK(BM_FormatMix)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The mix with the CPU column on and each thread changing CPU every 64 events: 3% more events
+// (00A/108, run through 00A and not printed) than the items counted.
+void BM_FormatMixCpus(benchmark::State& state) {
+  const uint64_t events = 400000;
+  ReportOptions options;
+  options.logs = {MixLog(events, 64)};
+  options.layout.cpuid = true;
+  for (auto _ : state) RunTo(options, state);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * events));
+}
+BENCHMARK(BM_FormatMixCpus)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Writes a log of about `gib` GiB in pieces, so the generator itself stays small.
 std::string BigLog(double gib) {
