@@ -3,14 +3,14 @@
 // the session's procs/ directory with its rings in shared-memory files beside it (so the daemon
 // can recover what a killed process had committed), and follows the session's control page
 // (trcon, trcoff, trcstop) from one small thread that sleeps on the page's futex word. Between
-// sessions that thread sleeps in read() on an inotify descriptor watching the session directories,
-// so a process already running when a session starts joins it without polling.
+// sessions that thread sleeps on the futex word of <base>/wake, which a daemon bumps when its
+// session starts, so a process already running then joins it without polling (and without a file
+// descriptor the program could close under it).
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -18,14 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <span>
-#include <string_view>
 #include <thread>
 
 #include "recorder/recorder.h"
@@ -69,6 +66,39 @@ Result<int> OpenPrivateFile(const std::string& path, int flags) {
     return MakeError("{}: not a private regular file of uid {}", path, geteuid());
   }
   return fd;
+}
+
+Result<uint32_t*> MapWakeWord(const std::string& base) {
+  if (mkdir(base.c_str(), 0700) != 0 && errno != EEXIST) {
+    return MakeError("{}: cannot create: {}", base, std::strerror(errno));
+  }
+  if (auto checked = CheckPrivateDir(base); !checked) return checked.error();
+  const std::string path = base + "/wake";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 077) != 0) {
+    close(fd);
+    return MakeError("{}: not a private regular file of uid {}", path, geteuid());
+  }
+  // Whoever comes first sizes it; growing only, so a concurrent creator cannot shrink it.
+  void* map = MAP_FAILED;
+  if (static_cast<size_t>(st.st_size) >= kWakeBytes || ftruncate(fd, kWakeBytes) == 0) {
+    map = mmap(nullptr, kWakeBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  const int error = errno;
+  close(fd);
+  if (map == MAP_FAILED) return MakeError("{}: {}", path, std::strerror(error));
+  return static_cast<uint32_t*>(map);
+}
+
+void WakeSessionWaiters(const std::string& base) {
+  auto word = MapWakeWord(base);
+  if (!word) return;
+  __atomic_fetch_add(*word, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, *word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  munmap(*word, kWakeBytes);
 }
 
 namespace {
@@ -256,69 +286,23 @@ bool TryAttach(bool at_load) {
   return false;
 }
 
-// Watches what changes when a session starts: the base directory (a channel directory appears)
-// and every channel directory (the daemon renames its page into place once it runs). Without
-// the base directory, its parent, for the base directory to appear: `*parent_wd` is then that
-// watch, whose events about other names are ignored. False when nothing can be watched.
-bool WatchSessionDirectories(int fd, int* parent_wd) {
-  const std::string base = g_attachment.base_dir;
-  constexpr uint32_t kMask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR;
-  *parent_wd = -1;
-  if (!CheckPrivateDir(base)) {
-    const std::string parent = base.substr(0, std::max<size_t>(base.rfind('/'), 1));
-    *parent_wd = inotify_add_watch(fd, parent.c_str(), kMask);
-    return *parent_wd >= 0;
-  }
-  if (inotify_add_watch(fd, base.c_str(), kMask) < 0) return false;
-  for (unsigned channel = 0; channel < kSessionChannels; ++channel) {
-    // A channel directory that does not exist yet is announced by the base directory's watch.
-    (void)inotify_add_watch(fd, SessionChannelDir(base, channel).c_str(), IN_MOVED_TO | IN_ONLYDIR);
-  }
-  return true;
-}
-
-// Whether the events read may announce a session: anything but another name appearing beside
-// the base directory (its parent may be a busy directory such as /tmp).
-bool Relevant(std::span<const char> events, int parent_wd) {
-  const std::string_view base = g_attachment.base_dir;
-  const std::string_view name = base.substr(base.rfind('/') + 1);
-  size_t at = 0;
-  while (at + sizeof(inotify_event) <= events.size()) {
-    inotify_event header;
-    std::memcpy(&header, events.data() + at, sizeof header);
-    const char* text = events.data() + at + sizeof header;
-    if (header.wd != parent_wd || header.len == 0 ||
-        std::string_view(text, strnlen(text, header.len)) == name) {
-      return true;
-    }
-    at += sizeof header + header.len;
-  }
-  return false;
-}
-
-// Sleeps until a session starts and this process has joined it; false when the session
-// directories cannot be watched (the process then stays unattached).
+// Sleeps until a session starts and this process has joined it; false when the wake word cannot
+// be mapped (the process then stays unattached).
 bool WaitForSession() {
-  const int fd = inotify_init1(IN_CLOEXEC);
-  if (fd < 0) return false;
-  alignas(inotify_event) char events[4096];
+  auto word = MapWakeWord(g_attachment.base_dir);
+  if (!word) return false;
   bool joined = false;
   for (;;) {
-    // Watches first, then a look: a session that starts in between is seen either way.
-    int parent_wd = -1;
-    if (!WatchSessionDirectories(fd, &parent_wd)) break;
+    // The word first, then a look: a session that starts in between has changed the word, so the
+    // wait returns at once.
+    const uint32_t seen = Load(**word);
     if (TryAttach(/*at_load=*/false)) {
       joined = g_attachment.page != nullptr;
       break;
     }
-    ssize_t n;
-    do {
-      n = read(fd, events, sizeof events);
-    } while ((n > 0 && !Relevant(std::span(events, static_cast<size_t>(n)), parent_wd)) ||
-             (n < 0 && errno == EINTR));
-    if (n <= 0) break;
+    syscall(SYS_futex, *word, FUTEX_WAIT, seen, nullptr, nullptr, 0);
   }
-  close(fd);
+  munmap(*word, kWakeBytes);
   return joined;
 }
 

@@ -1,7 +1,7 @@
 // The shared control page of a system-wide trace session and the files around it (docs/session.md).
 //
-// The session daemon (src/session) creates, for its channel N, the directory
-// <base>/chN/ (mode 0700) holding:
+// The session daemon (src/session) creates <base>/wake (see MapWakeWord) and, for its channel N,
+// the directory <base>/chN/ (mode 0700) holding:
 //   page     this struct, in a 0600 file every attached process maps read-only;
 //   control  the daemon's Unix socket (trcon, trcoff, trcstop);
 //   lock     flock-ed by the daemon while the session lives (a second session is refused);
@@ -11,6 +11,7 @@
 // Both sides include this header: the daemon in src/session, the attaching side in librastrace.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -58,6 +59,14 @@ Result<void> CheckPrivateDir(const std::string& path);
 // Opens an existing file without following a symlink and checks that it is a regular file of the
 // effective user with no group or other permission bits.
 Result<int> OpenPrivateFile(const std::string& path, int flags);
+
+// <base>/wake: a 0600 file whose first word every idle process of the user (linked with
+// librastrace, not attached) sleeps on with FUTEX_WAIT; a daemon bumps it and wakes them all once
+// its page is in place. Maps it (kWakeBytes, MAP_SHARED; the caller unmaps), creating the base
+// directory (0700) and the file when needed.
+inline constexpr size_t kWakeBytes = 4096;
+Result<uint32_t*> MapWakeWord(const std::string& base);
+void WakeSessionWaiters(const std::string& base);
 
 // Called once when librastrace loads in a process that has no RASTRACE_LOG: attaches the process
 // to the running session of its user, if there is one (session_attach.cc).

@@ -1,5 +1,6 @@
 // Costs of a system-wide session (figures in docs/performance.md, "System-wide sessions"):
-//  - a hook in a process attached to a session (the recorder with the session's monotonic clock);
+//  - a hook in a process attached to a session (the recorder with the session's clock, its rings in
+//    flight-recorder files as in a session, or on the heap for comparison);
 //  - turning tracefs lines into hooks: the daemon's CPU per kernel event;
 //  - merging the logs at trcstop: the daemon's CPU per event written.
 #include <benchmark/benchmark.h>
@@ -28,12 +29,18 @@ std::string TempDir() {
 }
 
 // An attached process runs the in-process recorder with the session's clock: the TSC when the
-// machine has an invariant one (the argument 1), CLOCK_MONOTONIC otherwise (0).
+// machine has an invariant one (first argument 1), CLOCK_MONOTONIC otherwise (0); with its rings
+// in flight-recorder files, as a session places them (second argument 1), or on the heap (0).
 void BM_AttachedProcessHook(benchmark::State& state) {
   recorder::RecorderOptions options;
   options.log_path = TempDir() + "/hooks.trc";
   options.clock =
       state.range(0) != 0 ? recorder::ClockChoice::kTsc : recorder::ClockChoice::kMonotonic;
+  if (state.range(1) != 0) {
+    options.shm_path = TempDir() + "/shm";
+    std::filesystem::create_directories(options.shm_path);
+    std::filesystem::permissions(options.shm_path, std::filesystem::perms::owner_all);
+  }
   std::filesystem::remove(options.log_path);
   auto started = recorder::Recorder::Get().Start(options);
   if (!started) {
@@ -46,7 +53,7 @@ void BM_AttachedProcessHook(benchmark::State& state) {
   std::filesystem::remove_all(TempDir());
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_AttachedProcessHook)->Arg(1)->Arg(0);
+BENCHMARK(BM_AttachedProcessHook)->Args({1, 1})->Args({0, 1})->Args({1, 0})->Args({0, 0});
 
 void BM_KernelLineToHook(benchmark::State& state) {
   const std::string lines[] = {

@@ -320,8 +320,7 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   own_events_.emplace(std::move(*own));
 
   // The page goes last: it is made under another name and renamed into place once it says
-  // "running", so a process that sees "page" appear (an idle process watching the directory with
-  // inotify, session_attach.cc) finds it ready.
+  // "running", so a process that finds "page" finds it ready.
   const std::string page_path = dir_ + "/page.new";
   unlink(page_path.c_str());
   unlink((dir_ + "/page").c_str());
@@ -371,6 +370,8 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   if (rename(page_path.c_str(), (dir_ + "/page").c_str()) != 0) {
     return MakeError("trace: {}: {}", page_path, std::strerror(errno));
   }
+  // Processes that were running before the session wait on this word to join it.
+  recorder::WakeSessionWaiters(dir_.substr(0, dir_.rfind('/')));
   return Ok();
 }
 

@@ -449,7 +449,7 @@ void ExpectIdleProcessJoins(SessionE2E& test, const std::string& tag) {
 }
 
 TEST_F(SessionE2E, ProcessStartedBeforeTheSessionJoinsIt) {
-  // No session directory exists yet: the process watches its parent.
+  // No session directory exists yet: the process makes it, and its wake word, to wait on.
   ASSERT_FALSE(std::filesystem::exists(dir_ + "/run"));
   ExpectIdleProcessJoins(*this, "before");
   // The session directory exists now (left by the first session): the next one is joined too.
