@@ -7,7 +7,9 @@
 //   lock     flock-ed by the daemon while the session lives (a second session is refused);
 //   procs/   one log per attached process (p<pid>-<id>.trc) and the lock file it holds while it
 //            records (p<pid>-<id>.lock): the daemon knows a process has drained its buffers when
-//            it can take that lock, whether the process stopped cleanly or died.
+//            it can take that lock, whether the process stopped cleanly or died; and the
+//            directory p<pid>-<id>.shm/ of its flight-recorder rings, from which the daemon
+//            recovers the committed events of a process that died (session/process_recovery.h).
 // Both sides include this header: the daemon in src/session, the attaching side in librastrace.
 #pragma once
 
