@@ -18,7 +18,7 @@ constexpr std::string_view kTemplates = R"(
 011 1.0 "switch" X2, 1 "one", 2 {"two" X4}, \* {X1, 0 "zero", \* $ERROR} \
   D4, -1 "m1", \* "d" U2, 5 "5", \* "u" B0.3, 101 "b" o2, 17 "o" \
   A3, abc "abc", \* "a" S1, hello "s" E4, ENOENT "e" F4, 1.5 "f" HT, 6 "ht" \
-  $D1, 7 "seven", \* "nope"
+  $D1, 7 "seven", \* "nope" HT & 0x07, 1 "masked" $D2 &0xFF, 3 "low"
 012 1.0 "loops" LOOP X1 {X0} LOOP HB {X1 R0} LOOP $D1 {"x" O0.1} \
   {{ $n = B0.5 }} LOOP $n {B0.1}
 013 1.0 "exprs" {{ $a = X4 * D2 - (U2 / 3) + -B0.7 }} {{ $b = $a / X1 }} \
@@ -29,10 +29,11 @@ constexpr std::string_view kTemplates = R"(
 015 1.0 "special" $HOOKENV $TRACEENV $RELLINENO $WORDSIZE $GENERIC $TOTALCPUS $TRACEDCPUS \
   $REPORTEDCPUS $LARGEDATATYPES $SVC $EXECPATH $PID $TID $CPUID $PRI $LOGIDX $LOGIDX0 \
   $LOGFILE $TRACEID $DATAPOINTER $BASEPOINTER $IPADDR $BUFF `in back $D1 X2 quote\t`
-016 1.0 "calls" $017 $DEFAULT $016 {{ starttimer(X1, $D1) }} endtimer(X1, $D1) \
+016 1.0 "calls" $017 $DEFAULT $016 $0171 $ABCD {{ $cafe = X1 }} $cafe {{ starttimer(X1, $D1) }} endtimer(X1, $D1) \
   {{ pidinstall(X4, A8) }} {{ pidinstall($D1, S2) }} {{ unknown(1, "2") }} {{ $z = other() }}
 017 1.0 "@sub" {{ $first = X4 }} X2, 3 $STOP, 4 $SKIP, 5 $BREAK, \* $018
 018 1.0 "" G0 {{ $q = 1 / $first }} $q $ERROR X8
+0171 1.0 "@sub16" {{ $r }} X1 {{ $r = X2 }} $0171
 )";
 
 class NullHost : public rastrace::tmpl::ReportHost {
