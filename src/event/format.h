@@ -78,5 +78,8 @@ inline constexpr uint16_t kUtilSource = 0x0105;      // generic: word source num
 inline constexpr uint16_t kUtilCpu = 0x0108;  // word: the CPU of this thread's following events
 // generic: word major | minor << 16 | kind << 32; buffer S2 procedure or file:line
 inline constexpr uint16_t kUtilTracepointDef = 0x0109;
+// rastrace merge gave a thread or process id of the current source (00A/105) another id, because
+// an earlier source used it: words: the id in its source, the id in the merged log.
+inline constexpr uint16_t kUtilRenumbered = 0x010A;
 
 }  // namespace rastrace::event

@@ -24,6 +24,9 @@ bool IsMetadataOnly(const event::Event& e) {
     case event::kUtilExec:
     case event::kUtilThreadName:
     case event::kUtilSource:
+    case event::kUtilCpu:
+    case event::kUtilTracepointDef:
+    case event::kUtilRenumbered:
       return true;
     default:
       return false;
@@ -144,13 +147,11 @@ void ChromeExporter::AppendArgs(const ExportRecord& record, std::string_view end
   if (e.generic) {
     line_.append(",\"data_word\":\"");
     AppendHexWord(line_, e.generic_word);
+    // The whole buffer (at most 65535 bytes, so a line stays bounded): viewers show args as
+    // they are, and a cut would lose what only the buffer holds.
     line_.append("\",\"buffer\":\"");
-    const size_t shown = std::min(e.buffer.size(), kMaxBufferBytesInArgs);
-    AppendHex(line_, e.buffer.first(shown));
+    AppendHex(line_, e.buffer);
     line_.push_back('"');
-    if (shown < e.buffer.size()) {
-      fmt::format_to(std::back_inserter(line_), ",\"buffer_bytes\":{}", e.buffer.size());
-    }
   } else if (e.word_count > 0) {
     line_.append(",\"words\":[");
     for (unsigned i = 0; i < e.word_count && i < event::kMaxDataWords; ++i) {
@@ -161,6 +162,7 @@ void ChromeExporter::AppendArgs(const ExportRecord& record, std::string_view end
     }
     line_.push_back(']');
   }
+  if (record.cpu) fmt::format_to(std::back_inserter(line_), ",\"cpu\":{}", *record.cpu);
   if (record.has_text) {
     line_.append(",\"text\":");
     AppendJsonString(line_, record.text);
@@ -173,6 +175,49 @@ void ChromeExporter::EndSlice(const Track& track, uint64_t ts_ns, std::string_vi
   line_.append(",\"args\":{\"unterminated\":");
   AppendJsonString(line_, reason);
   line_.append("}}");
+}
+
+void ChromeExporter::BeginSlice(const ExportRecord& record, const Track& track, uint64_t ts_ns,
+                                std::string_view name, OpenSlice slice) {
+  BeginEvent('B', name, track, ts_ns);
+  line_.append(",\"cat\":\"slice\"");
+  AppendArgs(record, {});
+  line_.push_back('}');
+  open_[track].push_back(slice);
+}
+
+bool ChromeExporter::CloseSlice(const ExportRecord& record, const Track& track, uint64_t ts_ns,
+                                OpenSlice slice) {
+  const auto it = open_.find(track);
+  if (it == open_.end()) return false;
+  auto& stack = it->second;
+  size_t match = stack.size();
+  while (match > 0 && !(stack[match - 1] == slice)) --match;
+  if (match == 0) return false;
+  // Slices opened above the one this event closes never saw their end (events lost): they end
+  // here too, so slices stay nested.
+  while (stack.size() > match) {
+    EndSlice(track, ts_ns, "ended by the end of an enclosing slice");
+    stack.pop_back();
+  }
+  BeginEvent('E', {}, track, ts_ns);
+  AppendArgs(record, "end");
+  line_.push_back('}');
+  stack.pop_back();
+  return true;
+}
+
+void ChromeExporter::Instant(const ExportRecord& record, const Track& track, uint64_t ts_ns,
+                             std::string_view name) {
+  BeginEvent('i', name, track, ts_ns);
+  line_.append(",\"s\":\"t\",\"cat\":\"hook\"");
+  AppendArgs(record, {});
+  line_.push_back('}');
+}
+
+uint64_t ChromeExporter::ProcedureKey(std::string_view name) {
+  const auto [it, added] = procedure_keys_.try_emplace(std::string(name), procedure_keys_.size());
+  return it->second;
 }
 
 Result<void> ChromeExporter::Write(const ExportRecord& record) {
@@ -189,7 +234,23 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
   const uint64_t pid = record.pid.value_or(e.thread_id);
   Track track{MapId(origin, pid), MapId(origin, e.thread_id)};
   EmitNames(record, track);
+  if (tracepoints_.size() <= origin) tracepoints_.resize(origin + 1);
   if (IsMetadataOnly(e)) {
+    tracepoints_[origin].Observe(e, record.item->byte_order);
+    Flush();
+    return Ok();
+  }
+
+  // A dynamic tracepoint the log defined (00A/109): an entry opens a slice named after its
+  // procedure on the hitting thread, the next return of that procedure there closes it; other
+  // hits are instants named after the procedure.
+  if (const TracepointDef* def = tracepoints_[origin].FindHit(e)) {
+    const OpenSlice slice{kTracepointRule, ProcedureKey(def->name)};
+    if (def->kind == TracepointKind::kEntry) {
+      BeginSlice(record, track, ts, def->name, slice);
+    } else if (def->kind != TracepointKind::kReturn || !CloseSlice(record, track, ts, slice)) {
+      Instant(record, track, ts, def->name);
+    }
     Flush();
     return Ok();
   }
@@ -223,7 +284,7 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
                      fmt::format("{} {}", rule.name, role->key));
       }
     }
-    auto& stack = open_[track];
+    const OpenSlice slice{role->rule, role->key};
     if (role->begins) {
       // The rule names the slice ("tracing" from TRACE ON to TRACE OFF); the begin event's own
       // label stays in its args' text.
@@ -232,39 +293,17 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
         const auto named = ReadS2(e.buffer, *rule.name_in_buffer, record.item->byte_order);
         if (named && !named->empty()) slice_name = *named;
       }
-      BeginEvent('B', slice_name, track, ts);
-      line_.append(",\"cat\":\"slice\"");
-      AppendArgs(record, {});
-      line_.push_back('}');
-      stack.push_back(OpenSlice{role->rule, role->key});
+      BeginSlice(record, track, ts, slice_name, slice);
       Flush();
       return Ok();
     }
-    size_t match = stack.size();
-    while (match > 0 &&
-           !(stack[match - 1].rule == role->rule && stack[match - 1].key == role->key)) {
-      --match;
-    }
-    if (match > 0) {
-      // Slices opened above the one this event closes never saw their end (events lost): they end
-      // here too, so slices stay nested.
-      while (stack.size() > match) {
-        EndSlice(track, ts, "ended by the end of an enclosing slice");
-        stack.pop_back();
-      }
-      BeginEvent('E', {}, track, ts);
-      AppendArgs(record, "end");
-      line_.push_back('}');
-      stack.pop_back();
+    if (CloseSlice(record, track, ts, slice)) {
       Flush();
       return Ok();
     }
     // An end without its begin (the begin was before the trace started): an instant.
   }
-  BeginEvent('i', name, track, ts);
-  line_.append(",\"s\":\"t\",\"cat\":\"hook\"");
-  AppendArgs(record, {});
-  line_.push_back('}');
+  Instant(record, track, ts, name);
   Flush();
   return Ok();
 }

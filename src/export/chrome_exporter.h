@@ -15,6 +15,7 @@
 #include "export/exporter.h"
 #include "export/output_file.h"
 #include "export/pairs.h"
+#include "export/tracepoints.h"
 
 namespace rastrace::exporter {
 
@@ -25,9 +26,6 @@ class ChromeExporter : public Exporter {
   Result<void> Finish() override;
   uint64_t bytes_written() const override { return file_.bytes_written(); }
 
-  // Generic buffers longer than this are cut in the args (the JSON is for viewing; the other
-  // formats carry whole buffers).
-  static constexpr size_t kMaxBufferBytesInArgs = 1024;
   // The pid of the track that holds a source's global slices (TRACE ON/OFF): above any Linux pid.
   static constexpr uint64_t kGlobalPid = 0x7FFFFFFE;
 
@@ -38,9 +36,12 @@ class ChromeExporter : public Exporter {
     bool operator<(const Track& o) const { return pid != o.pid ? pid < o.pid : tid < o.tid; }
   };
   struct OpenSlice {
-    size_t rule = 0;
+    size_t rule = 0;  // kTracepointRule: a dynamic tracepoint's procedure
     uint64_t key = 0;
+    bool operator==(const OpenSlice&) const = default;
   };
+  // The "rule" of slices from a dynamic tracepoint's entry to its return (key: the procedure).
+  static constexpr size_t kTracepointRule = SIZE_MAX;
 
   uint64_t MapId(size_t origin, uint64_t id) const;
   void EmitNames(const ExportRecord& record, const Track& track);
@@ -48,6 +49,13 @@ class ChromeExporter : public Exporter {
   void BeginEvent(char phase, std::string_view name, const Track& track, uint64_t ts_ns);
   void AppendArgs(const ExportRecord& record, std::string_view end_key);
   void EndSlice(const Track& track, uint64_t ts_ns, std::string_view reason);
+  void BeginSlice(const ExportRecord& record, const Track& track, uint64_t ts_ns,
+                  std::string_view name, OpenSlice slice);
+  // Closes `slice` on `track` with `record` as its end; false when it is not open there.
+  bool CloseSlice(const ExportRecord& record, const Track& track, uint64_t ts_ns, OpenSlice slice);
+  void Instant(const ExportRecord& record, const Track& track, uint64_t ts_ns,
+               std::string_view name);
+  uint64_t ProcedureKey(std::string_view name);
   void Flush();
 
   OutputFile file_;
@@ -64,6 +72,8 @@ class ChromeExporter : public Exporter {
   std::unordered_set<uint64_t> seen_tids_;                   // mapped tids whose names were checked
   std::vector<uint64_t> seen_generation_;                    // per origin
   std::set<Track> global_tracks_;                            // named already
+  std::vector<TracepointTable> tracepoints_;                 // per origin
+  std::unordered_map<std::string, uint64_t> procedure_keys_;
   std::string name_scratch_;
   std::string name_;  // the current event's name, reused
 };

@@ -160,7 +160,7 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
 
   const size_t fields_bytes =
       2 + 2 + 2 + 8 + (e.generic ? 8 + 2 + e.buffer.size() : 1 + 8 * size_t{e.word_count});
-  const size_t event_bytes = 4 + 8 + 8 + 8 + fields_bytes;
+  const size_t event_bytes = 4 + 8 + 8 + 8 + 4 + fields_bytes;
   if (stream.events_in_packet > 0 && stream.packet.size() + event_bytes > kPacketBytes) {
     ClosePacket(stream);
   }
@@ -192,6 +192,7 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
   Put<uint64_t>(p, ns);
   Put<uint64_t>(p, e.thread_id);
   Put<int64_t>(p, record.pid ? static_cast<int64_t>(*record.pid) : -1);
+  Put<int32_t>(p, record.cpu ? static_cast<int32_t>(*record.cpu) : -1);
   uint16_t flags = e.flags;
   if (e.timestamped) flags |= event::kFlagTimestamp;
   if (e.generic) flags |= event::kFlagGeneric;

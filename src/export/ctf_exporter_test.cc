@@ -193,6 +193,25 @@ TEST(ExportCtf, Babeltrace2ReadsEveryEventWithItsFieldsAndNoWarnings) {
   EXPECT_NE(untimed.find("flags = 0x0"), std::string::npos) << untimed;
 }
 
+// 00A/108 tells the CPU of a thread's following events; -1 while it is unknown.
+TEST(ExportCtf, EventContextCarriesTheCpuOfTheEventsThread) {
+  if (!HaveBabeltrace())
+    GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";
+  TempDir dir;
+  LogBuilder log;
+  log.Hook(0x1230, 0, 7, 100, {1}).Cpu(7, 5, 150).Hook(0x1230, 0, 7, 200, {2});
+  log.WriteTo(dir.File("a.trc"));
+  ASSERT_TRUE(ExportCtf({dir.File("a.trc")}, dir.File("ctf")).ok());
+  const CommandRun run = Babeltrace(dir, dir.File("ctf"));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  const auto lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 3u) << run.out;
+  EXPECT_NE(lines[0].find("tid = 7, pid = -1, cpu = -1 }"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("cpu = 5 }"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("tid = 7, pid = -1, cpu = 5 }"), std::string::npos) << lines[2];
+}
+
 TEST(ExportCtf, Babeltrace2ReadsAMergeOfTwoSourcesInTimeOrder) {
   if (!HaveBabeltrace())
     GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";

@@ -45,6 +45,7 @@ typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
 typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
 typealias integer { size = 64; align = 8; signed = true; } := int64_t;
+typealias integer { size = 32; align = 8; signed = true; } := int32_t;
 typealias integer { size = 16; align = 8; signed = false; base = 16; } := hex16_t;
 typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;
 typealias integer { size = 8; align = 8; signed = false; base = 16; } := hex8_t;
@@ -80,6 +81,7 @@ stream {
 	event.context := struct {
 		uint64_t tid;
 		int64_t pid;
+		int32_t cpu;
 	};
 };
 )";

@@ -1,6 +1,9 @@
 #include "export/export_run.h"
 
+#include <unordered_map>
 #include <vector>
+
+#include "event/format.h"
 
 namespace rastrace::exporter {
 
@@ -8,6 +11,9 @@ Result<ExportSummary> RunExport(MergedStream& stream, Exporter& exporter, Templa
                                 Progress* progress) {
   ExportSummary summary;
   std::vector<ProcessTable> tables;  // by origin
+  // By origin: thread id -> the CPU its following events run on (00A/108, written when the
+  // thread changes CPU). Grows with the number of threads, like the process table.
+  std::vector<std::unordered_map<uint64_t, uint32_t>> cpus;
   std::vector<uint64_t> first_ns(stream.input_count(), 0);
   std::vector<bool> have_first(stream.input_count(), false);
   SourceEvent item;
@@ -15,9 +21,16 @@ Result<ExportSummary> RunExport(MergedStream& stream, Exporter& exporter, Templa
   record.item = &item;
   while (stream.Next(item) == event::ReadStatus::kEvent) {
     const event::Event& e = *item.event;
-    if (tables.size() <= item.origin) tables.resize(stream.origins().size());
+    if (tables.size() <= item.origin) {
+      tables.resize(stream.origins().size());
+      cpus.resize(stream.origins().size());
+    }
     ProcessTable& table = tables[item.origin];
     table.Observe(e, item.byte_order);
+    auto& thread_cpus = cpus[item.origin];
+    if (!e.generic && e.word_count >= 1 && UtilitySubhook(e) == event::kUtilCpu) {
+      thread_cpus[e.thread_id] = static_cast<uint32_t>(e.words[0]);
+    }
     if (!have_first[item.input] && e.timestamped) {
       have_first[item.input] = true;
       first_ns[item.input] = item.time_ns;
@@ -28,6 +41,8 @@ Result<ExportSummary> RunExport(MergedStream& stream, Exporter& exporter, Templa
     record.pid = table.PidOf(e.thread_id);
     record.exec_path = record.pid ? table.ExecPath(*record.pid) : std::string_view();
     record.thread_name = table.ThreadName(e.thread_id);
+    const auto cpu = thread_cpus.find(e.thread_id);
+    record.cpu = cpu == thread_cpus.end() ? std::nullopt : std::optional<uint32_t>(cpu->second);
     record.processes = &table;
     record.has_text = templates != nullptr;
     if (templates != nullptr) {

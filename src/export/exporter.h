@@ -28,6 +28,8 @@ struct ExportRecord {
   std::optional<uint64_t> pid;  // from the origin's process table
   std::string_view exec_path;   // of that pid; empty when unknown
   std::string_view thread_name;
+  // The CPU the event's thread is on, from the origin's last 00A/108 event of that thread.
+  std::optional<uint32_t> cpu;
   const ProcessTable* processes = nullptr;  // the origin's table (names of other threads)
   // From the template set; `has_text` is false when no template set was given, so exporters can
   // tell "no text" from "empty text".

@@ -23,7 +23,8 @@ const char* Bool(bool value) {
 
 std::string_view CsvHeader() {
   return "seq,source,offset,time_ns,timestamped,ticks,hook,template,subhook,generic,data32,pid,"
-         "tid,exec,thread,word_count,word1,word2,word3,word4,word5,data_word,buffer,label,text\n";
+         "tid,cpu,exec,thread,word_count,word1,word2,word3,word4,word5,data_word,buffer,label,"
+         "text\n";
 }
 
 void AppendJsonLine(std::string& out, const ExportRecord& r) {
@@ -58,6 +59,12 @@ void AppendJsonLine(std::string& out, const ExportRecord& r) {
   }
   out.append(",\"tid\":");
   AppendUnsigned(out, e.thread_id);
+  out.append(",\"cpu\":");
+  if (r.cpu) {
+    AppendUnsigned(out, *r.cpu);
+  } else {
+    out.append("null");
+  }
   out.append(",\"exec\":");
   AppendJsonString(out, r.exec_path);
   out.append(",\"thread\":");
@@ -117,6 +124,8 @@ void AppendCsvRow(std::string& out, const ExportRecord& r) {
   if (r.pid) AppendUnsigned(out, *r.pid);
   out.push_back(',');
   AppendUnsigned(out, e.thread_id);
+  out.push_back(',');
+  if (r.cpu) AppendUnsigned(out, *r.cpu);
   out.push_back(',');
   AppendCsvField(out, r.exec_path);
   out.push_back(',');

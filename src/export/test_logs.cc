@@ -79,6 +79,28 @@ LogBuilder& LogBuilder::ThreadName(uint64_t tid, std::string_view name) {
   return Fields(f);
 }
 
+LogBuilder& LogBuilder::Cpu(uint64_t tid, uint32_t cpu, uint64_t ticks) {
+  return Hook(event::kHookUtil, event::kUtilCpu, tid, ticks, {cpu});
+}
+
+LogBuilder& LogBuilder::TracepointDef(uint16_t major, uint16_t minor, uint16_t kind,
+                                      std::string_view name) {
+  const auto buffer = S2(name);
+  event::EventFields f;
+  f.hook_id = event::kHookUtil;
+  f.subhook = event::kUtilTracepointDef;
+  f.generic = true;
+  f.generic_word = major | uint64_t{minor} << 16 | uint64_t{kind} << 32;
+  f.buffer = buffer;
+  return Fields(f);
+}
+
+LogBuilder& LogBuilder::TracepointHit(uint16_t major, uint16_t minor, uint32_t pid, uint64_t tid,
+                                      uint64_t ticks, std::string_view data) {
+  return Generic(event::kHookDynamicTracepoint, minor, tid, ticks, major | uint64_t{pid} << 32,
+                 data);
+}
+
 LogBuilder& LogBuilder::Source(uint64_t number, std::string_view name, uint64_t ticks) {
   const auto buffer = S2(name);
   event::EventFields f;

@@ -25,6 +25,13 @@ class LogBuilder {
   LogBuilder& Process(uint64_t pid, uint64_t ppid, uint64_t tid, std::string_view path);
   LogBuilder& Exec(uint64_t pid, std::string_view path);
   LogBuilder& ThreadName(uint64_t tid, std::string_view name);
+  // 00A/0x108: thread `tid`'s following events run on `cpu`.
+  LogBuilder& Cpu(uint64_t tid, uint32_t cpu, uint64_t ticks);
+  // 00A/0x109, as trace on --log writes it: kind 0 inside, 1 entry, 2 return (RETEP).
+  LogBuilder& TracepointDef(uint16_t major, uint16_t minor, uint16_t kind, std::string_view name);
+  // A 00C dynamic tracepoint hit: subhook minor, data word major | flags << 16 | pid << 32.
+  LogBuilder& TracepointHit(uint16_t major, uint16_t minor, uint32_t pid, uint64_t tid,
+                            uint64_t ticks, std::string_view data = {});
   // 00A/0x105, as rastrace merge writes it.
   LogBuilder& Source(uint64_t number, std::string_view name, uint64_t ticks);
   // A timestamped hook with data words (ticks 0 and timestamped false: no timestamp).
