@@ -2,14 +2,20 @@
 
 namespace rastrace::report {
 
-bool ThreadMap::Set(uint64_t space, uint64_t tid, uint32_t value, uint32_t& previous) {
+ThreadMap::SetResult ThreadMap::Set(uint64_t space, uint64_t tid, uint32_t value,
+                                    uint32_t& previous) {
   Key key{space, tid};
+  auto it = values_.find(key);
+  if (it != values_.end()) {
+    previous = it->second;
+    it->second = value;
+  } else if (values_.size() >= kMaxThreads) {
+    return SetResult::kFull;
+  } else {
+    values_.emplace(key, value);
+  }
   if (last_ == key) last_value_ = value;
-  auto [it, added] = values_.try_emplace(key, value);
-  if (added) return false;
-  previous = it->second;
-  it->second = value;
-  return true;
+  return it != values_.end() ? SetResult::kReplaced : SetResult::kAdded;
 }
 
 uint32_t ThreadMap::Get(uint64_t space, uint64_t tid) {

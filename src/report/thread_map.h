@@ -11,8 +11,13 @@ namespace rastrace::report {
 
 class ThreadMap {
  public:
-  // Sets the value; returns the previous one, if the thread had one.
-  bool Set(uint64_t space, uint64_t tid, uint32_t value, uint32_t& previous);
+  // A corrupt or hostile log could name a new thread in every event: past this many threads,
+  // new ones are not followed (they keep the value 0), so memory stays bounded.
+  static constexpr size_t kMaxThreads = size_t{1} << 20;
+
+  enum class SetResult { kAdded, kReplaced, kFull };
+  // Sets the value; on kReplaced, `previous` is the value it had.
+  SetResult Set(uint64_t space, uint64_t tid, uint32_t value, uint32_t& previous);
   // The last value set for the thread; 0 before one.
   uint32_t Get(uint64_t space, uint64_t tid);
   bool empty() const { return values_.empty(); }
