@@ -15,6 +15,8 @@
 #include <optional>
 #include <set>
 
+#include "dyntrace/elf_module.h"
+#include "dyntrace/process_maps.h"
 #include "dyntrace/record_builder.h"
 #include "dyntrace/target_memory.h"
 #include "dyntrace/x86_emulator.h"
@@ -105,6 +107,8 @@ struct Breakpoint {
   std::vector<size_t> record;      // tracepoints recorded at this address
   std::vector<size_t> arm_return;  // RETEP tracepoints armed here (procedure entry)
   bool return_site = false;        // a return address some RETEP armed
+  bool loader_hook = false;        // _dl_debug_state: the link map changed
+  bool late = false;               // placed for a module mapped after the attach
 };
 
 struct PendingReturn {
@@ -136,6 +140,8 @@ struct PtraceEngine::Impl {
   std::vector<uint8_t> record;
   EngineStats stats;
   bool detached = false;
+  std::optional<LateModule> late;
+  bool late_attached = false;  // the late module's breakpoints are in place
 
   ~Impl() {
     if (mem_fd >= 0) ::close(mem_fd);
@@ -367,6 +373,7 @@ struct PtraceEngine::Impl {
       }
     }
     for (size_t index : breakpoint.record) RecordHit(index, tid, registers);
+    if (breakpoint.loader_hook) LinkMapChanged();
     if (!breakpoint.arm_return.empty()) {
       uint64_t return_address = 0;
       iovec local{&return_address, sizeof return_address};
@@ -478,8 +485,12 @@ struct PtraceEngine::Impl {
     ptrace(PTRACE_DETACH, child, nullptr, nullptr);
   }
 
-  Result<void> InsertAll() {
-    for (size_t i = 0; i < tracepoints.size(); ++i) {
+  Result<void> InsertAll() { return Insert(0, /*late_module=*/false); }
+
+  // Checks and places the breakpoints of tracepoints[first..]; nothing is written when one fails.
+  Result<void> Insert(size_t first, bool late_module) {
+    std::set<uint64_t> added;
+    for (size_t i = first; i < tracepoints.size(); ++i) {
       const CompiledTracepoint& tracepoint = tracepoints[i];
       uint64_t address = tracepoint.site.address;
       auto original = ReadByte(address);
@@ -505,25 +516,98 @@ struct PtraceEngine::Impl {
             if (!read) return read.error();
             byte = *read;
           }
+          if (known == breakpoints.end()) added.insert(ret);
           Breakpoint& breakpoint = breakpoints[ret];
           breakpoint.original = byte;
+          breakpoint.late = late_module;
           breakpoint.record.push_back(i);
         }
         continue;
       }
+      if (existing == breakpoints.end()) added.insert(address);
       Breakpoint& breakpoint = breakpoints[address];
       if (existing == breakpoints.end()) breakpoint.original = actual;
+      breakpoint.late = breakpoint.late || late_module;
       (tracepoint.site.retep ? breakpoint.arm_return : breakpoint.record).push_back(i);
     }
     // Every original byte is known before the instructions are decoded (sites may be adjacent).
-    for (auto& [address, breakpoint] : breakpoints) {
+    for (uint64_t address : added) {
+      Breakpoint& breakpoint = breakpoints[address];
       breakpoint.instruction = DecodeOriginal(address, breakpoint.original);
     }
-    for (const auto& [address, breakpoint] : breakpoints) {
+    for (uint64_t address : added) {
       auto written = WriteByte(pid, address, kInt3);
       if (!written) return written;
     }
     return Ok();
+  }
+
+  // The dynamic linker changed its link map (a dlopen or dlclose). Attaches the late module's
+  // tracepoints once it is mapped; forgets its breakpoints when it is gone (its code is unmapped,
+  // and whatever is mapped there later is not ours to restore).
+  void LinkMapChanged() {
+    if (!late) return;
+    bool mapped = late->mapped();
+    if (late_attached && !mapped) {
+      std::erase_if(breakpoints, [](const auto& entry) { return entry.second.late; });
+      late_attached = false;
+    }
+    if (late_attached || !mapped) return;
+    auto resolved = late->resolve();
+    if (!resolved) {
+      stats.late_errors.push_back(resolved.error().message);
+      late.reset();
+      return;
+    }
+    size_t first = tracepoints.size();
+    for (CompiledTracepoint& tracepoint : *resolved) tracepoints.push_back(std::move(tracepoint));
+    auto inserted = Insert(first, /*late_module=*/true);
+    if (!inserted) {
+      // Nothing was written for them: drop their bookkeeping and stop trying.
+      std::erase_if(breakpoints, [](const auto& entry) { return entry.second.late; });
+      stats.late_errors.push_back(inserted.error().message);
+      late.reset();
+      return;
+    }
+    late_attached = true;
+    ++stats.late_attaches;
+  }
+
+  // A breakpoint on the dynamic linker's _dl_debug_state, the function glibc calls (as the r_debug
+  // protocol's r_brk) before and after each change of the loaded objects.
+  Result<void> HookLoader() {
+    auto maps = ReadMaps(pid);
+    if (!maps) return maps.error();
+    std::string loader;
+    for (const Mapping& mapping : *maps) {
+      std::string_view name = mapping.path;
+      name = name.substr(name.rfind('/') + 1);
+      if (name.starts_with("ld-linux") || name.starts_with("ld.so") ||
+          name.starts_with("ld64.so")) {
+        loader = mapping.path;
+        break;
+      }
+    }
+    if (loader.empty()) {
+      return MakeError(
+          "process {} has no dynamic linker mapped; a module it has not loaded cannot be "
+          "waited for",
+          pid);
+    }
+    auto elf = ElfModule::Open(loader);
+    if (!elf) return elf.error();
+    auto symbol = elf->FindSymbol("_dl_debug_state");
+    if (!symbol) return symbol.error();
+    auto bias = elf->LoadBias(*maps);
+    if (!bias) return bias.error();
+    uint64_t address = symbol->value + *bias;
+    auto original = ReadByte(address);
+    if (!original) return original.error();
+    Breakpoint& breakpoint = breakpoints[address];
+    breakpoint.original = *original;
+    breakpoint.loader_hook = true;
+    breakpoint.instruction = DecodeOriginal(address, *original);
+    return WriteByte(pid, address, kInt3);
   }
 };
 
@@ -538,7 +622,8 @@ const EngineStats& PtraceEngine::stats() const {
 }
 
 Result<std::unique_ptr<PtraceEngine>> PtraceEngine::Attach(
-    pid_t pid, std::vector<CompiledTracepoint> tracepoints, HitSink& sink, bool already_seized) {
+    pid_t pid, std::vector<CompiledTracepoint> tracepoints, HitSink& sink, bool already_seized,
+    std::optional<LateModule> late) {
   auto impl = std::make_unique<Impl>();
   impl->pid = pid;
   impl->tracepoints = std::move(tracepoints);
@@ -559,6 +644,12 @@ Result<std::unique_ptr<PtraceEngine>> PtraceEngine::Attach(
   }
   impl->StopAll(0);
   auto inserted = impl->InsertAll();
+  if (inserted && late) {
+    impl->late = std::move(late);
+    inserted = impl->HookLoader();
+    // Mapped meanwhile (between the session's look and the stop)?
+    if (inserted) impl->LinkMapChanged();
+  }
   auto engine = std::make_unique<PtraceEngine>(std::move(impl));
   if (!inserted) {
     (void)engine->Detach();

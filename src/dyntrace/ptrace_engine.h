@@ -3,13 +3,17 @@
 // emulated when it is a push/nop/endbr64, otherwise single-stepped with every other thread of the
 // process stopped so none can run past the site while the int3 is out. All threads are attached;
 // new ones are followed (PTRACE_O_TRACECLONE); forked children get their int3s removed and are
-// let go; RETEP arms a breakpoint at the return address on every entry.
+// let go; RETEP records at the procedure's rets (or arms the return address at each entry); a
+// module dlopened later is attached when the dynamic linker maps it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/result.h"
@@ -18,10 +22,20 @@
 
 namespace rastrace::dyntrace {
 
+// A module the process has not mapped yet (a future dlopen), asked about each time the dynamic
+// linker reports a change of its link map.
+struct LateModule {
+  std::function<bool()> mapped;  // is it mapped now?
+  // Its tracepoints, resolved against the process as it is now (called once it is mapped).
+  std::function<Result<std::vector<CompiledTracepoint>>()> resolve;
+};
+
 struct EngineStats {
   uint64_t hits = 0;
-  uint64_t single_steps = 0;  // hits that needed stop-the-world single-stepping
-  uint64_t emulated = 0;      // hits whose displaced instruction was emulated
+  uint64_t single_steps = 0;             // hits that needed stop-the-world single-stepping
+  uint64_t emulated = 0;                 // hits whose displaced instruction was emulated
+  uint64_t late_attaches = 0;            // times a dlopened module's tracepoints were attached
+  std::vector<std::string> late_errors;  // why a dlopened module's tracepoints were not
 };
 
 class PtraceEngine {
@@ -29,9 +43,12 @@ class PtraceEngine {
   // Attaches to every thread of `pid` (PTRACE_SEIZE), or adopts it when `already_seized` (the
   // launcher's child, stopped). Checks every OPCODE= and inserts the int3s; the process runs on
   // when Run() is called.
-  static Result<std::unique_ptr<PtraceEngine>> Attach(pid_t pid,
-                                                      std::vector<CompiledTracepoint> tracepoints,
-                                                      HitSink& sink, bool already_seized);
+  // With `late`, the tracepoints of a module mapped later: a breakpoint on the dynamic linker's
+  // _dl_debug_state (which it calls around every dlopen and dlclose) asks `late` again; they are
+  // attached when it appears and forgotten when it is unmapped (attached again if it comes back).
+  static Result<std::unique_ptr<PtraceEngine>> Attach(
+      pid_t pid, std::vector<CompiledTracepoint> tracepoints, HitSink& sink, bool already_seized,
+      std::optional<LateModule> late = std::nullopt);
   ~PtraceEngine();
 
   // Lets the process run and records hits until it exits (returns its wait status in `status`)

@@ -210,18 +210,11 @@ Result<std::vector<const tsf::Tracepoint*>> SelectTracepoints(const tsf::Module&
   return picked;
 }
 
-Result<std::vector<CompiledTracepoint>> ResolveTracepoints(
-    const tsf::Module& module, std::span<const tsf::Tracepoint* const> tracepoints, pid_t pid,
-    const std::vector<Mapping>& maps, const std::string& default_module) {
-  std::string modname = module.modname.empty() ? default_module : module.modname;
-  auto path = FindModulePath(maps, modname, pid);
-  if (!path) return MakeError("{}: {}", module.file, path.error().message);
-  auto elf = ElfModule::Open(*path);
-  if (!elf) return elf.error();
-  auto bias = elf->LoadBias(maps);
-  if (!bias) return bias.error();
-  ModuleContext context{module, *elf, *bias};
+namespace {
 
+Result<std::vector<CompiledTracepoint>> Compile(
+    const ModuleContext& context, std::span<const tsf::Tracepoint* const> tracepoints) {
+  const tsf::Module& module = context.module;
   std::vector<CompiledTracepoint> compiled;
   for (const tsf::Tracepoint* tracepoint : tracepoints) {
     CompiledTracepoint out;
@@ -249,6 +242,46 @@ Result<std::vector<CompiledTracepoint>> ResolveTracepoints(
       out.data.push_back(std::move(*data));
     }
     compiled.push_back(std::move(out));
+  }
+  return compiled;
+}
+
+}  // namespace
+
+std::string ModuleName(const tsf::Module& module, const std::string& default_module) {
+  return module.modname.empty() ? default_module : module.modname;
+}
+
+Result<std::vector<CompiledTracepoint>> ResolveTracepoints(
+    const tsf::Module& module, std::span<const tsf::Tracepoint* const> tracepoints, pid_t pid,
+    const std::vector<Mapping>& maps, const std::string& default_module) {
+  auto path = FindModulePath(maps, ModuleName(module, default_module), pid);
+  if (!path) return MakeError("{}: {}", module.file, path.error().message);
+  auto elf = ElfModule::Open(*path);
+  if (!elf) return elf.error();
+  auto bias = elf->LoadBias(maps);
+  if (!bias) return bias.error();
+  return Compile({module, *elf, *bias}, tracepoints);
+}
+
+Result<std::vector<CompiledTracepoint>> ResolveTracepointsInFile(
+    const tsf::Module& module, std::span<const tsf::Tracepoint* const> tracepoints,
+    const std::string& path) {
+  auto elf = ElfModule::Open(path);
+  if (!elf) return MakeError("{}: MODNAME {}: {}", module.file, path, elf.error().message);
+  auto compiled = Compile({module, *elf, 0}, tracepoints);
+  if (!compiled) return compiled.error();
+  for (CompiledTracepoint& tracepoint : *compiled) {
+    // Not mapped yet: OPCODE= is checked against the file, which is what will be mapped.
+    if (!tracepoint.opcode) continue;
+    auto bytes = elf->ReadBytes(tracepoint.site.link_address, 1);
+    if (!bytes) return bytes.error();
+    if ((*bytes)[0] != *tracepoint.opcode) {
+      return MakeError("{}: OPCODE=0x{:02X} expected at 0x{:x} of {} but the file has 0x{:02X}",
+                       tracepoint.name, *tracepoint.opcode, tracepoint.site.link_address, path,
+                       (*bytes)[0]);
+    }
+    tracepoint.opcode.reset();
   }
   return compiled;
 }

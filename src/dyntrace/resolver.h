@@ -29,10 +29,20 @@ struct Selection {
 Result<std::vector<const tsf::Tracepoint*>> SelectTracepoints(const tsf::Module& module,
                                                               const Selection& selection);
 
+// MODNAME, or `default_module` when the TSF has none.
+std::string ModuleName(const tsf::Module& module, const std::string& default_module);
+
 // Resolves `tracepoints` against the process `pid` whose memory map is `maps`. MODNAME (or, when
 // the TSF has none, `default_module`) must be mapped.
 Result<std::vector<CompiledTracepoint>> ResolveTracepoints(
     const tsf::Module& module, std::span<const tsf::Tracepoint* const> tracepoints, pid_t pid,
     const std::vector<Mapping>& maps, const std::string& default_module);
+
+// Resolves `tracepoints` against the ELF file `path` itself, not yet mapped (a uprobe is placed
+// per file, so it fires once a dlopen maps it): addresses are link-time ones (load bias 0) and
+// OPCODE= is checked against the file now.
+Result<std::vector<CompiledTracepoint>> ResolveTracepointsInFile(
+    const tsf::Module& module, std::span<const tsf::Tracepoint* const> tracepoints,
+    const std::string& path);
 
 }  // namespace rastrace::dyntrace

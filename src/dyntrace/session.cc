@@ -98,6 +98,7 @@ struct Session::Impl {
   std::unique_ptr<UprobeEngine> uprobe_engine;
   bool exited = false;
   int status = 0;
+  bool late_defined = false;  // the dlopened module's 00A/109 definitions are written
 
   void AbandonLaunch() {
     if (started && target > 0) {
@@ -167,13 +168,78 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     impl->AbandonLaunch();
     return maps.error();
   }
-  auto compiled = ResolveTracepoints(impl->module, *selected, impl->target, *maps, default_module);
+  // A MODNAME the process has not mapped yet: a later dlopen may load it.
+  std::string modname = ModuleName(impl->module, default_module);
+  bool deferred = !impl->module.modname.empty() && !FindModulePath(*maps, modname, impl->target);
+  Result<std::vector<CompiledTracepoint>> compiled = std::vector<CompiledTracepoint>{};
+  std::optional<LateModule> late;
+  if (!deferred) {
+    compiled = ResolveTracepoints(impl->module, *selected, impl->target, *maps, default_module);
+  } else if (modname.find('/') != std::string::npos && options.engine != EngineChoice::kPtrace) {
+    // Uprobes are placed per file: they fire once the file is mapped, at whatever address.
+    compiled = ResolveTracepointsInFile(impl->module, *selected, modname);
+    if (compiled && ChooseEngine(options.engine, *compiled) == EngineChoice::kUprobe) {
+      for (const CompiledTracepoint& tracepoint : *compiled) {
+        bool symbol_data = std::any_of(
+            tracepoint.data.begin(), tracepoint.data.end(), [](const CompiledData& data) {
+              return data.kind != tsf::DataKind::kRegs && !data.address.register_base;
+            });
+        if (symbol_data) {
+          impl->AbandonLaunch();
+          return MakeError(
+              "{}: {} reads memory at a symbol of {}, which is not mapped yet (its address is "
+              "unknown to a uprobe); use -e ptrace",
+              options.definitions, tracepoint.name, modname);
+        }
+      }
+      deferred = false;
+      impl->warnings.push_back(
+          fmt::format("{} is not mapped yet; its uprobes fire once the process loads it", modname));
+    } else {
+      compiled = std::vector<CompiledTracepoint>{};
+    }
+  } else if (options.engine == EngineChoice::kUprobe) {
+    impl->AbandonLaunch();
+    return MakeError(
+        "{}: MODNAME {} is not mapped in process {}; uprobes on a module not loaded yet need "
+        "its path (MODNAME = /path/to/{})",
+        options.definitions, modname, impl->target, modname);
+  }
   if (!compiled) {
     impl->AbandonLaunch();
     return compiled.error();
   }
-  impl->tracepoint_count = compiled->size();
-  impl->engine = ChooseEngine(options.engine, *compiled);
+  if (deferred) {
+    // The ptrace engine asks again whenever the dynamic linker changes its link map.
+    Impl* state = impl.get();
+    std::vector<const tsf::Tracepoint*> pending = *selected;
+    late = LateModule{
+        [state, default_module]() {
+          auto now = ReadMaps(state->target);
+          return now &&
+                 FindModulePath(*now, ModuleName(state->module, default_module), state->target);
+        },
+        [state, pending, default_module]() -> Result<std::vector<CompiledTracepoint>> {
+          auto now = ReadMaps(state->target);
+          if (!now) return now.error();
+          auto resolved =
+              ResolveTracepoints(state->module, pending, state->target, *now, default_module);
+          // Defined once: a module loaded again after a dlclose has the same tracepoints.
+          if (resolved && !state->late_defined) {
+            state->late_defined = true;
+            for (const CompiledTracepoint& tracepoint : *resolved) {
+              auto defined = state->output->Define(tracepoint);
+              if (!defined) return defined.error();
+            }
+          }
+          return resolved;
+        }};
+    impl->warnings.push_back(fmt::format(
+        "MODNAME {} is not mapped yet; its tracepoints are attached when the process loads it",
+        modname));
+  }
+  impl->tracepoint_count = deferred ? selected->size() : compiled->size();
+  impl->engine = deferred ? EngineChoice::kPtrace : ChooseEngine(options.engine, *compiled);
 
   auto output = options.log ? OpenLogOutput(options.output)
                             : OpenStdaOutput(options.output, options.buffer_size);
@@ -182,7 +248,7 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     return output.error();
   }
   impl->output = std::move(*output);
-  for (const CompiledTracepoint& tracepoint : *compiled) {
+  for (const CompiledTracepoint& tracepoint : *compiled) {  // empty when deferred
     auto defined = impl->output->Define(tracepoint);
     if (!defined) {
       impl->AbandonLaunch();
@@ -215,8 +281,8 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     }
   }
   if (impl->engine == EngineChoice::kPtrace) {
-    auto engine =
-        PtraceEngine::Attach(impl->target, std::move(*compiled), *impl->output, impl->started);
+    auto engine = PtraceEngine::Attach(impl->target, std::move(*compiled), *impl->output,
+                                       impl->started, std::move(late));
     if (!engine) {
       impl->AbandonLaunch();
       return engine.error();
@@ -246,6 +312,9 @@ Result<uint64_t> Session::Finish() {
   if (impl.ptrace_engine) {
     auto detached = impl.ptrace_engine->Detach();
     if (!detached) return detached.error();
+    for (const std::string& error : impl.ptrace_engine->stats().late_errors) {
+      impl.warnings.push_back("a loaded module's tracepoints were not attached: " + error);
+    }
   }
   if (impl.uprobe_engine) {
     impl.uprobe_engine->Detach();

@@ -284,6 +284,95 @@ TEST_F(TraceCommandTest, AnOffsetIsAPointInsideTheProcedure) {
 #endif
 }
 
+#ifdef RASTRACE_DYNTRACE_TEST_HAVE_LOG
+struct LoggedHit {
+  uint16_t minor;
+  std::vector<uint8_t> data;
+};
+
+// The 00C hits of a dyntrace log and the number of 00A/109 definitions before the first.
+std::vector<LoggedHit> ReadHits(const fs::path& log, size_t& definitions_before) {
+  std::vector<LoggedHit> hits;
+  definitions_before = 0;
+  auto reader = event::LogReader::Open(log.string());
+  EXPECT_TRUE(reader) << reader.error().message;
+  if (!reader) return hits;
+  event::Event event;
+  while (reader->Next(event) == event::ReadStatus::kEvent) {
+    if (event.hook_id == event::kHookDynamicTracepoint) {
+      hits.push_back({event.subhook, {event.buffer.begin(), event.buffer.end()}});
+    } else if (event.hook_id == event::kHookUtil && event.subhook == event::kUtilTracepointDef &&
+               hits.empty()) {
+      ++definitions_before;
+    }
+  }
+  return hits;
+}
+#endif
+
+// A MODNAME that is not mapped at attach: dt_dlopen loads it later. ptrace catches the dynamic
+// linker's _dl_debug_state; uprobes (given the path) sit on the file before it is mapped.
+TEST_F(TraceCommandTest, AModuleLoadedLaterIsAttachedWhenItIsMapped) {
+#ifndef RASTRACE_DYNTRACE_TEST_HAVE_LOG
+  GTEST_SKIP() << "the event part (log reader) is not in this build";
+#else
+  std::string library = TestProgram("libdtdl.so");
+  ASSERT_TRUE(fs::exists(library));
+  std::ofstream(dir_ / "dl.tsf") << "MODNAME = libdtdl.so\nMAJOR = 0x300\n"
+                                    "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI),\n"
+                                    "      MEM32=(.dl_calls,DIRECT,4)\n"
+                                    "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
+  auto traced = RunCommand({Bin("trace"), "on", "dl.tsf", "--log", "-o", "run.trc", "--",
+                            TestProgram("dt_dlopen"), library, "5"},
+                           dir_);
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_EQ(traced.out, "sum 25\n");
+  EXPECT_NE(traced.err.find("not mapped yet"), std::string::npos) << traced.err;
+  EXPECT_NE(traced.err.find("10 records from 2 tracepoints (ptrace engine)"), std::string::npos)
+      << traced.err;
+  size_t definitions = 0;
+  std::vector<LoggedHit> hits = ReadHits(dir_ / "run.trc", definitions);
+  EXPECT_EQ(definitions, 2u);
+  ASSERT_EQ(hits.size(), 10u);
+  for (uint32_t i = 0; i < 5; ++i) {
+    // Entry: EDI = i, then dl_calls (read in the library's data, so its load bias was right).
+    EXPECT_EQ(hits[2 * i].minor, 1);
+    EXPECT_EQ(hits[2 * i].data, (std::vector<uint8_t>{static_cast<uint8_t>(i), 0, 0, 0, 0, 4, 0,
+                                                      static_cast<uint8_t>(i), 0, 0, 0}));
+    EXPECT_EQ(hits[2 * i + 1].minor, 2);
+    EXPECT_EQ(hits[2 * i + 1].data,
+              (std::vector<uint8_t>{static_cast<uint8_t>(2 * i + 1), 0, 0, 0}));
+  }
+
+  // uprobes need the file: a bare name is refused, a path works before the mapping exists.
+  auto bare = RunCommand({Bin("trace"), "on", "dl.tsf", "-e", "uprobe", "--log", "-o", "u.trc",
+                          "--", TestProgram("dt_dlopen"), library, "5"},
+                         dir_);
+  EXPECT_EQ(bare.exit_code, 1);
+  EXPECT_NE(bare.err.find("need its path"), std::string::npos) << bare.err;
+  std::string reason = testing::UprobeUnavailableReason();
+  if (!reason.empty()) GTEST_SKIP() << "uprobe half: " << reason;
+  std::ofstream(dir_ / "dlpath.tsf") << "MODNAME = " << library
+                                     << "\nMAJOR = 0x300\n"
+                                        "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI)\n"
+                                        "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
+  auto uprobe = RunCommand({Bin("trace"), "on", "dlpath.tsf", "-e", "uprobe", "--log", "-o",
+                            "u.trc", "--", TestProgram("dt_dlopen"), library, "5"},
+                           dir_);
+  ASSERT_EQ(uprobe.exit_code, 0) << uprobe.err;
+  EXPECT_EQ(uprobe.out, "sum 25\n");
+  EXPECT_NE(uprobe.err.find("(uprobe engine)"), std::string::npos) << uprobe.err;
+  hits = ReadHits(dir_ / "u.trc", definitions);
+  EXPECT_EQ(definitions, 2u);
+  ASSERT_EQ(hits.size(), 10u);
+  for (uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(hits[2 * i].data, (std::vector<uint8_t>{static_cast<uint8_t>(i), 0, 0, 0}));
+    EXPECT_EQ(hits[2 * i + 1].data,
+              (std::vector<uint8_t>{static_cast<uint8_t>(2 * i + 1), 0, 0, 0}));
+  }
+#endif
+}
+
 TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   int out_pipe[2];
   ASSERT_EQ(pipe(out_pipe), 0);
