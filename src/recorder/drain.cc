@@ -1,5 +1,7 @@
 #include "recorder/drain.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -97,7 +99,8 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     auto name_thread = [&] {
       if (slot.name_written || sink.stopped()) return;
       scratch.clear();
-      AppendThreadName(slot.ring.thread_id(), slot.name.data(), scratch);
+      AppendThreadName(slot.ring.thread_id(), slot.name.data(), static_cast<uint64_t>(getpid()),
+                       scratch);
       if (scratch.size() <= sink.available()) sink.Append(scratch);
       slot.name_written = true;
     };

@@ -146,9 +146,12 @@ void AppendLogWrapped(uint64_t count, uint64_t thread_id, uint64_t timestamp,
   AppendEvent(Words(event::kHookLogWrapped, 0, {count}, thread_id, timestamp), out);
 }
 
-void AppendThreadName(uint64_t thread_id, std::string_view name, std::vector<uint8_t>& out) {
+void AppendThreadName(uint64_t thread_id, std::string_view name, uint64_t pid,
+                      std::vector<uint8_t>& out) {
   std::vector<uint8_t> buffer;
   AppendS2(name, buffer);
+  buffer.resize(buffer.size() + 8);
+  Store<uint64_t>(buffer.data() + buffer.size() - 8, pid, kOrder);
   AppendEvent(Generic(event::kHookUtil, event::kUtilThreadName, thread_id, buffer, thread_id, 0,
                       /*timestamped=*/false),
               out);

@@ -46,7 +46,9 @@ void AppendLost(uint64_t lost, uint64_t thread_id, uint64_t timestamp, std::vect
 // 005: word 1 = how many times the log has wrapped (1 for the first new file).
 void AppendLogWrapped(uint64_t count, uint64_t thread_id, uint64_t timestamp,
                       std::vector<uint8_t>& out);
-// 00A/104 (untimestamped, so it never breaks timestamp order): word tid, buffer S2 name.
-void AppendThreadName(uint64_t thread_id, std::string_view name, std::vector<uint8_t>& out);
+// 00A/104 (untimestamped, so it never breaks timestamp order): word tid, buffer S2 name and the
+// 8-byte pid of the thread's process (so reports give threads other than the main one their pid).
+void AppendThreadName(uint64_t thread_id, std::string_view name, uint64_t pid,
+                      std::vector<uint8_t>& out);
 
 }  // namespace rastrace::recorder

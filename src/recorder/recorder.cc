@@ -298,6 +298,8 @@ void Recorder::WriterMain(Session& s) {
   std::vector<uint8_t> trailer;
   const uint64_t end_ts = Now();
   const uint64_t tid = static_cast<uint64_t>(gettid());
+  // TRACE OFF comes from this thread: name it, with its pid, so the report can place it.
+  AppendThreadName(tid, "rastrace-writer", static_cast<uint64_t>(getpid()), trailer);
   uint32_t channels = s.channels_at_end.load();
   if (channels == 0) channels = 1;
   for (uint32_t ch = 0; ch < 8; ++ch) {

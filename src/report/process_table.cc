@@ -38,9 +38,17 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order, uint64_t 
     case event::kUtilExec:
       SetPath(event.generic_word, ReadS2(buffer, 0, order), sequence);
       return true;
-    case event::kUtilThreadName:
-      SetThreadName(event.generic_word, ReadS2(buffer, 0, order));
+    case event::kUtilThreadName: {
+      const std::string_view name = ReadS2(buffer, 0, order);
+      SetThreadName(event.generic_word, name);
+      // Recorders since 00A/104 carried it: the thread's pid after the name.
+      if (const size_t at = 2 + name.size(); !name.empty() && buffer.size() >= at + 8) {
+        if (const uint64_t pid = Load64(buffer.data() + at, order); pid != 0) {
+          SetThread(event.generic_word, pid);
+        }
+      }
       return true;
+    }
     default:
       return false;
   }

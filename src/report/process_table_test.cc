@@ -39,6 +39,22 @@ TEST(ProcessTable, LearnsProcessExecAndThreadNameInBothByteOrders) {
   }
 }
 
+TEST(ProcessTable, AThreadNameWithAPidPlacesTheThreadInItsProcess) {
+  for (ByteOrder order : {ByteOrder::kLittle, ByteOrder::kBig}) {
+    LogBuilder log(event::Layout::k64, order);
+    std::vector<uint8_t> buffer = log.S2("worker");
+    buffer.resize(buffer.size() + 8);
+    Store<uint64_t>(buffer.data() + buffer.size() - 8, 4242, order);
+    log.Generic(event::kHookUtil, event::kUtilThreadName, 4250, buffer, 4250, 10)
+        .ThreadName(4251, "no-pid", 20);  // the older form: name only
+    ProcessTable table;
+    Learn(log, table);
+    EXPECT_EQ(table.PidOfThread(4250), 4242u);
+    EXPECT_EQ(table.ThreadName(4250), "worker");
+    EXPECT_EQ(table.PidOfThread(4251), 0u);
+  }
+}
+
 TEST(ProcessTable, LearnsFromKernelExecAndFork) {
   LogBuilder log;
   log.Generic(event::kHookExec, 0, 300, log.S2("/usr/sbin/daemon"), 300, 10)
