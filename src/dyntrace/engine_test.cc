@@ -18,6 +18,8 @@
 #include "dyntrace/resolver.h"
 #include "dyntrace/test_support.h"
 #include "dyntrace/uprobe_engine.h"
+#include "dyntrace/x86_emulator.h"
+#include "dyntrace/x86_length.h"
 
 namespace rastrace::dyntrace {
 namespace {
@@ -395,6 +397,36 @@ TEST_F(PtraceTest, FourThreadsLoseNoHit) {
   for (const auto& [thread, count] : per_thread) EXPECT_EQ(count, 150) << "thread " << thread;
   EXPECT_EQ(tids.size(), 4u);
   EXPECT_EQ(run.sink.OfMinor(2).size(), 600u);
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"}));
+}
+
+// The stop-the-world paths with four threads: a site whose instruction is not emulated (the first
+// one in worker_step the emulator refuses) and RETEP armed at the return address.
+TEST_F(PtraceTest, FourThreadsThroughSingleStepsAndArmedReturns) {
+  auto elf = ElfModule::Open(TestProgram("dt_threads"));
+  ASSERT_TRUE(elf);
+  auto symbol = elf->FindSymbol("worker_step");
+  ASSERT_TRUE(symbol);
+  auto code = elf->ReadBytes(symbol->value, symbol->size);
+  ASSERT_TRUE(code);
+  size_t offset = 0;
+  while (offset < code->size() && DecodeX86(std::span(*code).subspan(offset))) {
+    offset += *X86InstructionLength(std::span(*code).subspan(offset));
+  }
+  ASSERT_LT(offset, code->size()) << "every instruction of worker_step is emulated";
+  TracedRun run;
+  RunTraced(fmt::format("MODNAME = dt_threads\nMAJOR = 0x66\n"
+                        "TRACE MINOR=1, TP=.worker_step+{}, REGS=(RDI,RSI)\n"
+                        "TRACE MINOR=2, TP=.worker_step,RETEP, REGS=(RAX)\n",
+                        offset),
+            {TestProgram("dt_threads"), "150"}, Engine::kPtrace, run, {},
+            /*arm_return_addresses=*/true);
+  std::map<uint64_t, int> per_thread;
+  for (const CollectedHit& hit : run.sink.OfMinor(1)) ++per_thread[LoadLe(hit.data, 0, 8)];
+  EXPECT_EQ(per_thread.size(), 4u);
+  for (const auto& [thread, count] : per_thread) EXPECT_EQ(count, 150) << "thread " << thread;
+  EXPECT_EQ(run.sink.OfMinor(2).size(), 600u);
+  EXPECT_GE(run.stats.single_steps, 600u);
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"}));
 }
 

@@ -519,7 +519,7 @@ struct PtraceEngine::Impl {
           if (known == breakpoints.end()) added.insert(ret);
           Breakpoint& breakpoint = breakpoints[ret];
           breakpoint.original = byte;
-          breakpoint.late = late_module;
+          breakpoint.late = breakpoint.late || late_module;
           breakpoint.record.push_back(i);
         }
         continue;
@@ -535,9 +535,15 @@ struct PtraceEngine::Impl {
       Breakpoint& breakpoint = breakpoints[address];
       breakpoint.instruction = DecodeOriginal(address, breakpoint.original);
     }
-    for (uint64_t address : added) {
-      auto written = WriteByte(pid, address, kInt3);
-      if (!written) return written;
+    for (auto it = added.begin(); it != added.end(); ++it) {
+      auto written = WriteByte(pid, *it, kInt3);
+      if (!written) {
+        // Take back what was written: no int3 may stay without its bookkeeping.
+        for (auto undo = added.begin(); undo != it; ++undo) {
+          (void)WriteByte(pid, *undo, breakpoints[*undo].original);
+        }
+        return written;
+      }
     }
     return Ok();
   }
