@@ -9,6 +9,8 @@
 
 #include "event/format.h"
 #include "export/export_run.h"
+#include "export/id_renumber.h"
+#include "export/merge_writer.h"
 #include "export/test_logs.h"
 
 namespace rastrace::exporter {
@@ -210,6 +212,40 @@ TEST(ExportCtf, EventContextCarriesTheCpuOfTheEventsThread) {
   EXPECT_NE(lines[0].find("tid = 7, pid = -1, cpu = -1 }"), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("cpu = 5 }"), std::string::npos) << lines[1];
   EXPECT_NE(lines[2].find("tid = 7, pid = -1, cpu = 5 }"), std::string::npos) << lines[2];
+}
+
+// rastrace merge renumbers the second machine's pid 100: the CTF of the merged log shows two
+// processes, each in its source's stream.
+TEST(ExportCtf, MergedLogKeepsEqualPidsOfTwoMachinesApart) {
+  if (!HaveBabeltrace())
+    GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";
+  TempDir dir;
+  for (const char* name : {"a", "b"}) {
+    LogBuilder log;
+    log.Process(100, 1, 100, "/bin/app").Hook(0x1230, 0, 100, name[0] == 'a' ? 10 : 20, {1});
+    log.WriteTo(dir.File(std::string(name) + ".trc"));
+  }
+  {
+    auto stream =
+        MergedStream::Open(std::vector<std::string>{dir.File("a.trc"), dir.File("b.trc")});
+    ASSERT_TRUE(stream.ok());
+    auto writer = event::LogWriter::Create(dir.File("m.trc"), {.byte_order = NativeByteOrder()});
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE(WriteMergedLog(*stream, *writer).ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  ASSERT_TRUE(ExportCtf({dir.File("m.trc")}, dir.File("ctf")).ok());
+  const CommandRun run = Babeltrace(dir, dir.File("ctf"));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  std::vector<std::string> pids;
+  const std::regex hook(R"(hook_123: \{ tid = (\d+), pid = (\d+))");
+  for (const auto& line : Lines(run.out)) {
+    std::smatch m;
+    if (std::regex_search(line, m, hook)) pids.push_back(m[1].str() + "/" + m[2].str());
+  }
+  const std::string renumbered = std::to_string(IdRenumberer::kFirstNewId);
+  EXPECT_EQ(pids, (std::vector<std::string>{"100/100", renumbered + "/" + renumbered})) << run.out;
 }
 
 TEST(ExportCtf, Babeltrace2ReadsAMergeOfTwoSourcesInTimeOrder) {

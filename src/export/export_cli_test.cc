@@ -81,8 +81,8 @@ TEST_F(ExportCli, ExportsEachFormatQuietlyWhenStderrIsNotATerminal) {
 TEST_F(ExportCli, ReplacesAnExistingOutputOnlyWithForce) {
   Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc"));
   { std::ofstream(dir_.File("kept.jsonl")) << "precious\n"; }
-  const auto refused = Run(fmt::format("export -f jsonl --no-text '{}' -o '{}'",
-                                       dir_.File("a.trc"), dir_.File("kept.jsonl")));
+  const auto refused = Run(fmt::format("export -f jsonl --no-text '{}' -o '{}'", dir_.File("a.trc"),
+                                       dir_.File("kept.jsonl")));
   EXPECT_EQ(refused.status, 1);
   EXPECT_EQ(refused.err, "rastrace export: " + dir_.File("kept.jsonl") +
                              ": exists; use --force to replace it\n");
@@ -173,6 +173,36 @@ TEST_F(ExportCli, MergeInterleavesLogsWithDifferentClocksAndKeepsTheirNames) {
   EXPECT_EQ(order, (std::vector<std::string>{"hostA:1230", "hostB:4560", "hostA:1230", "hostB:4560",
                                              "hostA:1230", "hostB:4560"}));
   EXPECT_EQ(times, (std::vector<uint64_t>{1000, 2000, 3000, 4000, 5000, 6000}));
+}
+
+// Two machines' pid 10: the merged log renumbers the second one's, so even a report that ignores
+// the 00A/105 source events (trcrpt's one process table) shows two processes.
+TEST_F(ExportCli, MergedLogKeepsEqualPidsOfTwoMachinesApartForTrcrpt) {
+  const std::string trcrpt = std::filesystem::path(rastrace_).parent_path() / "trcrpt";
+  if (!std::filesystem::exists(trcrpt)) GTEST_SKIP() << trcrpt << " was not built";
+  LogBuilder a;
+  a.TimeConversion(1, 1).Process(10, 1, 10, "/bin/alpha").Hook(0x1230, 0, 10, 100, {1});
+  LogBuilder b;
+  b.TimeConversion(1, 1).Process(10, 1, 10, "/bin/beta").Hook(0x1230, 0, 10, 200, {2});
+  a.WriteTo(dir_.File("a.trc"));
+  b.WriteTo(dir_.File("b.trc"));
+  const auto merge = Run(fmt::format("merge '{}' '{}' -n hostA -n hostB -o '{}'",
+                                     dir_.File("a.trc"), dir_.File("b.trc"), dir_.File("m.trc")));
+  ASSERT_EQ(merge.status, 0) << merge.err;
+  const std::string report = dir_.File("report.txt");
+  const int raw = std::system(fmt::format("'{}' -m -h -O pid=on,exec=on -d 123 '{}' >'{}' 2>&1",
+                                          trcrpt, dir_.File("m.trc"), report)
+                                  .c_str());
+  ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << ReadFile(report);
+  std::istringstream lines(ReadFile(report));
+  std::vector<std::string> processes;  // "name pid" of each hook 123 line
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string id, name, pid;
+    fields >> id >> name >> pid;
+    if (id == "123") processes.push_back(name + " " + pid);
+  }
+  EXPECT_EQ(processes, (std::vector<std::string>{"alpha 10", "beta 4194304"})) << ReadFile(report);
 }
 
 TEST_F(ExportCli, CtfExportReadsBackInBabeltrace2) {

@@ -5,6 +5,7 @@
 
 #include "event/format.h"
 #include "event/timebase.h"
+#include "export/id_renumber.h"
 #include "export/process_table.h"
 
 namespace rastrace::exporter {
@@ -62,6 +63,9 @@ Result<MergeStats> WriteMergedLog(MergedStream& stream, event::LogWriter& writer
   constexpr size_t kNoOrigin = SIZE_MAX;
   size_t current_origin = kNoOrigin;
   std::vector<uint8_t> source_buffer;
+  IdRenumberer ids;
+  std::vector<uint8_t> renumbered_buffer;
+  std::vector<IdRenumberer::Renumbered> renumbered;
   SourceEvent item;
   while (stream.Next(item) == event::ReadStatus::kEvent) {
     const event::Event& e = *item.event;
@@ -83,6 +87,20 @@ Result<MergeStats> WriteMergedLog(MergedStream& stream, event::LogWriter& writer
     }
     event::EventFields fields = e;  // the recorded fields, timestamp converted
     if (fields.timestamped) fields.timestamp = item.time_ns;
+    renumbered.clear();
+    ids.Apply(item.origin, item.trace_layout, order, fields, renumbered_buffer, renumbered);
+    for (const auto& id : renumbered) {
+      event::EventFields note;
+      note.hook_id = event::kHookUtil;
+      note.subhook = event::kUtilRenumbered;
+      note.word_count = 2;
+      note.words[0] = id.from;
+      note.words[1] = id.to;
+      note.timestamped = true;
+      note.timestamp = item.time_ns;
+      if (auto written = writer.Write(note); !written.ok()) return written.error();
+      ++stats.renumbered;
+    }
     if (item.trace_layout == event::Layout::k32 && !fields.generic && fields.word_count > 0) {
       fields.data32 = true;
     }
