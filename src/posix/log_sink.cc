@@ -35,8 +35,9 @@ int LogSink::Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& re
   }
   std::vector<uint8_t> header = sink->Header();
   if (!sink->WriteAll(header.data(), header.size())) {
-    int error = errno == 0 ? EIO : errno;
-    return error == ENOSPC || error == EBADF ? error : EIO;
+    // Only the errors posix_trace_create_withlog lists: any other write failure is "no space".
+    int error = errno;
+    return error == EBADF || error == EFBIG ? error : ENOSPC;
   }
   sink->file_bytes_ = header.size();
   sink->thread_ = std::thread([raw = sink.get()] { raw->Run(); });
