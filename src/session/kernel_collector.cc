@@ -55,15 +55,27 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
     const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
     const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
     bool per_cpu, const std::string& clock,
-    std::span<const std::pair<uint32_t, uint32_t>> known_threads) {
+    std::span<const std::pair<uint32_t, uint32_t>> known_threads, bool binary,
+    std::string& notice) {
   auto instance = TracefsInstance::Create(tracefs, instance_name, allowed, buffer_kb, cpus, clock);
   if (!instance) return instance.error();
+  std::unique_ptr<RawPipeReader> raw;
+  if (binary) {
+    auto opened = RawPipeReader::Open(tracefs, instance->path(), allowed);
+    if (opened) {
+      raw = std::move(*opened);
+    } else {
+      notice = "trace: kernel events are read as text (trace_pipe), not from the binary buffers: " +
+               opened.error().message;
+    }
+  }
   event::WriterOptions options;
   options.overwrite = true;
   auto writer = event::LogWriter::Create(log_path, options);
   if (!writer) return writer.error();
   std::unique_ptr<KernelCollector> collector(
       new KernelCollector(std::move(*instance), std::move(*writer), allowed));
+  collector->raw_ = std::move(raw);
   for (auto [tid, pid] : known_threads) collector->mapper_.KnowThread(tid, pid);
   collector->per_cpu_ = per_cpu;
   collector->log_path_ = log_path;
@@ -93,6 +105,11 @@ void KernelCollector::Consume(std::string_view line) {
     ++totals_.bad_lines;
     return;
   }
+  ConsumeParsed(*parsed);
+}
+
+void KernelCollector::ConsumeParsed(const TraceLine& line) {
+  const TraceLine* parsed = &line;
   if (!per_cpu_) {
     totals_.events += mapper_.Map(*parsed, staged_);
     return;
@@ -132,6 +149,14 @@ void KernelCollector::FlushStaged(bool all) {
 }
 
 bool KernelCollector::ReadAvailable() {
+  if (raw_) {
+    bool any = false;
+    while (raw_->ReadAvailable([this](const TraceLine& line) { ConsumeParsed(line); })) {
+      any = true;
+      FlushStaged(false);
+    }
+    return any;
+  }
   char buffer[kReadBytes];
   bool any = false;
   for (;;) {
@@ -162,8 +187,12 @@ bool KernelCollector::ReadAvailable() {
 void KernelCollector::Run() {
   prctl(PR_SET_NAME, "rastrace-kernel");
   while (!stop_.load()) {
-    pollfd pfd{instance_.pipe_fd(), POLLIN, 0};
-    poll(&pfd, 1, kPollMs);
+    if (raw_) {
+      raw_->Wait(kPollMs);
+    } else {
+      pollfd pfd{instance_.pipe_fd(), POLLIN, 0};
+      poll(&pfd, 1, kPollMs);
+    }
     ReadAvailable();
   }
 }

@@ -15,6 +15,7 @@
 #include "common/result.h"
 #include "event/writer.h"
 #include "session/kernel_events.h"
+#include "session/raw_reader.h"
 #include "session/tracefs.h"
 
 namespace rastrace::session {
@@ -29,12 +30,14 @@ class KernelCollector {
  public:
   // `known_threads`: (tid, pid) already in the session's process table. With `per_cpu` (trace
   // -C) the events of cpu N go to `log_path` with "-N" inserted before ".trc"; `log_path` then
-  // only holds the lost-events count.
+  // only holds the lost-events count. With `binary` the per-cpu binary buffers are read
+  // (raw_reader.h); when they cannot be, or without it, the text trace_pipe, and `notice` says why.
   static Result<std::unique_ptr<KernelCollector>> Start(
       const std::string& tracefs, const std::string& instance_name, const std::string& log_path,
       const std::bitset<65536>& allowed, uint64_t buffer_kb, std::span<const unsigned> cpus,
       bool per_cpu, const std::string& clock,
-      std::span<const std::pair<uint32_t, uint32_t>> known_threads);
+      std::span<const std::pair<uint32_t, uint32_t>> known_threads, bool binary,
+      std::string& notice);
   ~KernelCollector();
 
   // trcon / trcoff.
@@ -49,9 +52,11 @@ class KernelCollector {
   // Reads what the pipe holds now; false at end of data.
   bool ReadAvailable();
   void Consume(std::string_view line);
+  void ConsumeParsed(const TraceLine& line);
   void FlushStaged(bool all);
 
   TracefsInstance instance_;
+  std::unique_ptr<RawPipeReader> raw_;  // the binary buffers, when used
   std::optional<event::LogWriter> writer_;
   KernelEventMapper mapper_;
   std::string pending_;  // a line read only in part

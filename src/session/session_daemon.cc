@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -299,9 +300,15 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
     } else {
       RemoveStaleInstances(*tracefs);
       const uint64_t buffer_kb = std::max<uint64_t>(config_.log.buffer_bytes / 1024, 64);
-      auto kernel = KernelCollector::Start(
-          *tracefs, "rastrace-" + std::to_string(getpid()), procs + "/kernel.trc", config_.allowed,
-          buffer_kb, config_.cpus, config_.per_cpu, tsc ? "x86-tsc" : "mono", threads);
+      // RASTRACE_KERNEL_READER=text: the text trace_pipe even where the binary buffers work.
+      const char* reader = std::getenv("RASTRACE_KERNEL_READER");
+      const bool binary = reader == nullptr || std::string_view(reader) != "text";
+      std::string reader_notice;
+      auto kernel = KernelCollector::Start(*tracefs, "rastrace-" + std::to_string(getpid()),
+                                           procs + "/kernel.trc", config_.allowed, buffer_kb,
+                                           config_.cpus, config_.per_cpu, tsc ? "x86-tsc" : "mono",
+                                           threads, binary, reader_notice);
+      if (!reader_notice.empty()) notices.push_back(reader_notice);
       if (!kernel) {
         notices.push_back(fmt::format(
             "trace: kernel events are not recorded ({}); only the hooks of programs linked with "

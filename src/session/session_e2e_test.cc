@@ -57,6 +57,7 @@ class SessionE2E : public ::testing::Test {
     session_dirs_.push_back(dir_ + "/run");
     unsetenv("RASTRACE_LOG");
     unsetenv("RASTRACE_LOG_OWNER");
+    unsetenv("RASTRACE_KERNEL_READER");
     for (const char* tool : {"trace", "trcstop", "trcon", "trcoff", "trcrpt"}) {
       if (access(Bin(tool).c_str(), X_OK) != 0) GTEST_SKIP() << Bin(tool) << " is not built";
     }
@@ -119,6 +120,7 @@ class SessionE2E : public ::testing::Test {
     uint64_t lost = 0;
     uint64_t loader_entries = 0;  // 00A/106 (-n)
     uint64_t trace_cuts = 0;      // 00A/107: a process died and its buffers were recovered
+    uint64_t cpu_events = 0;      // 00A/108: the cpu of a thread's following events
     std::map<uint64_t, uint64_t> syscalls_by_thread;
   };
 
@@ -140,6 +142,7 @@ class SessionE2E : public ::testing::Test {
       if (ev.hook_id == event::kHookLost) s.lost += ev.words[0];
       if (ev.hook_id == event::kHookUtil && ev.subhook == 0x0106) ++s.loader_entries;
       if (ev.hook_id == event::kHookUtil && ev.subhook == 0x0107) ++s.trace_cuts;
+      if (ev.hook_id == event::kHookUtil && ev.subhook == event::kUtilCpu) ++s.cpu_events;
       if (ev.hook_id == kHookSystemCall) ++s.syscalls_by_thread[ev.thread_id];
     }
     EXPECT_EQ(status, event::ReadStatus::kEnd) << reader->error().message;
@@ -518,8 +521,17 @@ TEST_F(SessionE2E, PerCpuLogs) {
   EXPECT_EQ(Exec({Bin("trace"), "-a", "-C", "all", "-o", "-"}).status, 2);
 }
 
-TEST_F(SessionE2E, KernelEvents) {
-  if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
+// Kernel events through the reader `reader` selects (RASTRACE_KERNEL_READER: "" = the binary
+// per-cpu buffers, "text" = trace_pipe).
+void ExpectKernelEvents(SessionE2E& test, const std::string& reader) {
+  const std::string& dir_ = test.dir_;
+  auto Exec = [&](const std::vector<std::string>& args) { return test.Exec(args); };
+  auto Summarize = [&](const std::string& log) { return test.Summarize(log); };
+  if (reader.empty()) {
+    unsetenv("RASTRACE_KERNEL_READER");
+  } else {
+    setenv("RASTRACE_KERNEL_READER", reader.c_str(), 1);
+  }
   const std::string log = dir_ + "/kernel";
   // The instance of a daemon that died (a pid that no longer exists) is removed at the next start.
   const pid_t dead = fork();
@@ -531,14 +543,18 @@ TEST_F(SessionE2E, KernelEvents) {
   ASSERT_EQ(mkdir(stale.c_str(), 0700), 0) << stale;
   Outcome start = Exec({Bin("trace"), "-a", "-o", log});
   ASSERT_EQ(start.status, 0) << start.err;
+  // The binary buffers are readable here: no fallback to text.
+  EXPECT_EQ(start.err.find("read as text"), std::string::npos) << start.err;
   EXPECT_FALSE(std::filesystem::exists(stale));
   if (std::filesystem::exists(stale)) rmdir(stale.c_str());
   Outcome hook = Exec({Hooker(), "020", "10"});
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
   const uint64_t pid = std::stoull(hook.out);
-  LogSummary s = Summarize(log);
+  SessionE2E::LogSummary s = Summarize(log);
   EXPECT_EQ(s.hooks_by_pid_word[pid], 10u);
   EXPECT_GT(s.syscalls_by_thread[pid], 0u) << "no system call of the traced process";
+  // Every thread's first kernel event says on which cpu it ran.
+  EXPECT_GT(s.cpu_events, 0u);
   EXPECT_GT(s.hooks[kHookSyscallReturn], 0u);
   EXPECT_GT(s.hooks[kHookDispatch] + s.hooks[kHookIdle], 0u);
   EXPECT_GT(s.hooks[kHookExec], 0u);
@@ -557,6 +573,17 @@ TEST_F(SessionE2E, KernelEvents) {
   EXPECT_NE(report.out.find("SYSTEM CALL"), std::string::npos);
   EXPECT_NE(report.out.find("DISPATCH"), std::string::npos);
   EXPECT_NE(report.out.find("session_hooker"), std::string::npos);
+  unsetenv("RASTRACE_KERNEL_READER");
+}
+
+TEST_F(SessionE2E, KernelEvents) {
+  if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  ExpectKernelEvents(*this, "");
+}
+
+TEST_F(SessionE2E, KernelEventsFromTheTextPipe) {
+  if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  ExpectKernelEvents(*this, "text");
 }
 
 }  // namespace

@@ -1,0 +1,324 @@
+#include "session/raw_events.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace rastrace::session {
+
+namespace {
+
+// Ring buffer event types (the low 5 bits of an event's first word).
+constexpr uint32_t kTypePadding = 29;
+constexpr uint32_t kTypeTimeExtend = 30;
+constexpr uint32_t kTypeTimeStamp = 31;
+constexpr int kTimeShift = 27;  // bits of the time delta in an event's first word
+constexpr uint64_t kCommitFlags = uint64_t{3} << 30;  // missed events / missed events stored
+
+uint32_t Load32(std::span<const uint8_t> bytes, size_t at) {
+  uint32_t value;
+  std::memcpy(&value, bytes.data() + at, 4);
+  return value;
+}
+
+uint64_t LoadSized(std::span<const uint8_t> bytes, size_t at, size_t size) {
+  uint64_t value = 0;
+  std::memcpy(&value, bytes.data() + at, size);  // little endian: the low bytes
+  return value;
+}
+
+// "name:value;" inside a format line, e.g. "offset:8;".
+std::optional<uint64_t> Attribute(std::string_view line, std::string_view key) {
+  const size_t at = line.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + key.size());
+  return ParseNumber(rest.substr(0, rest.find(';')));
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
+    text.remove_suffix(1);
+  return text;
+}
+
+// The field name of a declaration "unsigned long args[6]" or "__data_loc char[] name".
+std::string_view FieldName(std::string_view declaration) {
+  declaration = Trim(declaration);
+  if (const size_t bracket = declaration.find('[');
+      bracket != std::string_view::npos &&
+      declaration.find(']', bracket) + 1 == declaration.size()) {
+    declaration = declaration.substr(0, bracket);  // an array: the name precedes [N]
+  }
+  const size_t space = declaration.find_last_of(" \t");
+  return space == std::string_view::npos ? declaration : declaration.substr(space + 1);
+}
+
+char StateLetter(uint64_t state) {
+  static constexpr char kLetters[] = "SDTtXZPI";
+  state &= 0xFF;
+  if (state == 0) return 'R';
+  for (int bit = 0; bit < 8; ++bit) {
+    if (state & (uint64_t{1} << bit)) return kLetters[bit];
+  }
+  return '?';
+}
+
+}  // namespace
+
+Result<RawFormat> ParseEventFormat(std::string_view text, std::string_view source) {
+  RawFormat format;
+  bool have_id = false;
+  size_t line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const size_t newline = text.find('\n');
+    const std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    const std::string_view trimmed = Trim(line);
+    if (trimmed.starts_with("name:")) {
+      format.name = Trim(trimmed.substr(5));
+    } else if (trimmed.starts_with("ID:")) {
+      const auto id = ParseNumber(Trim(trimmed.substr(3)));
+      if (!id || *id > 0xFFFF) return MakeError("{}:{}:1: bad event id", source, line_number);
+      format.id = static_cast<uint16_t>(*id);
+      have_id = true;
+    } else if (trimmed.starts_with("field:")) {
+      const size_t semicolon = trimmed.find(';');
+      const auto offset = Attribute(trimmed, "offset:");
+      const auto size = Attribute(trimmed, "size:");
+      const auto is_signed = Attribute(trimmed, "signed:");
+      if (semicolon == std::string_view::npos || !offset || !size || *offset > 0xFFFF ||
+          *size > 0xFFFF) {
+        return MakeError("{}:{}:1: a field needs offset:N; size:N;", source, line_number);
+      }
+      const std::string_view declaration = trimmed.substr(6, semicolon - 6);
+      RawField field;
+      field.offset = static_cast<uint32_t>(*offset);
+      field.size = static_cast<uint32_t>(*size);
+      field.is_signed = is_signed.value_or(0) != 0;
+      field.data_loc = declaration.find("__data_loc") != std::string_view::npos;
+      field.present = true;
+      format.fields[std::string(FieldName(declaration))] = field;
+    } else if (trimmed.starts_with("print fmt:")) {
+      break;
+    }
+  }
+  if (format.name.empty() || !have_id) {
+    return MakeError("{}:{}:1: no name: and ID: lines", source, line_number);
+  }
+  return format;
+}
+
+Result<PageLayout> ParseHeaderPage(std::string_view text, std::string_view source) {
+  auto parsed = ParseEventFormat(fmt::format("name: header_page\nID: 0\n{}", text), source);
+  if (!parsed) return parsed.error();
+  const auto& fields = parsed->fields;
+  const auto commit = fields.find("commit");
+  const auto data = fields.find("data");
+  if (commit == fields.end() || data == fields.end() || commit->second.size > 8 ||
+      commit->second.size < 4 || data->second.offset < commit->second.offset + 4 ||
+      data->second.size == 0 || data->second.size > (1u << 20)) {
+    return MakeError("{}: no usable commit and data fields", source);
+  }
+  PageLayout layout;
+  layout.commit_offset = commit->second.offset;
+  layout.commit_size = commit->second.size;
+  layout.data_offset = data->second.offset;
+  layout.data_size = data->second.size;
+  return layout;
+}
+
+Result<void> DecodePage(std::span<const uint8_t> page, const PageLayout& layout,
+                        std::vector<RawRecord>& out) {
+  if (page.size() < layout.data_offset || layout.data_offset < 8) {
+    return MakeError("offset 0x0: page of {} bytes is shorter than its header", page.size());
+  }
+  uint64_t timestamp = LoadSized(page, 0, 8);
+  const uint64_t commit = LoadSized(page, layout.commit_offset, layout.commit_size) & ~kCommitFlags;
+  if (commit > page.size() - layout.data_offset) {
+    return MakeError("offset 0x{:x}: page says {} bytes of events, it holds {}",
+                     layout.commit_offset, commit, page.size() - layout.data_offset);
+  }
+  const size_t end = layout.data_offset + commit;
+  size_t at = layout.data_offset;
+  while (at + 4 <= end) {
+    const uint32_t word = Load32(page, at);
+    const uint32_t type = word & 0x1F;
+    const uint64_t delta = word >> 5;
+    if (type == kTypePadding) {
+      if (delta == 0) break;  // the rest of the page is empty
+      if (at + 8 > end) return MakeError("offset 0x{:x}: padding runs past the page", at);
+      const uint64_t length = Load32(page, at + 4);
+      if (length > end - at - 4) return MakeError("offset 0x{:x}: padding runs past the page", at);
+      at += 4 + length;  // a discarded event: its time does not count
+      continue;
+    }
+    if (type == kTypeTimeExtend || type == kTypeTimeStamp) {
+      if (at + 8 > end) return MakeError("offset 0x{:x}: time event runs past the page", at);
+      const uint64_t value = (uint64_t{Load32(page, at + 4)} << kTimeShift) | delta;
+      if (type == kTypeTimeExtend) {
+        timestamp += value;
+      } else {
+        // An absolute time stamp holds the low 59 bits; the rest is the page's.
+        constexpr uint64_t kLow = (uint64_t{1} << 59) - 1;
+        timestamp = (timestamp & ~kLow) | (value & kLow);
+      }
+      at += 8;
+      continue;
+    }
+    size_t start = at + 4;
+    size_t length = size_t{type} * 4;
+    if (type == 0) {
+      if (at + 8 > end) return MakeError("offset 0x{:x}: event length runs past the page", at);
+      const uint32_t total = Load32(page, at + 4);  // counts itself
+      if (total < 4) return MakeError("offset 0x{:x}: event length {} is too short", at, total);
+      start = at + 8;
+      length = total - 4;
+    }
+    if (length > end - start) {
+      return MakeError("offset 0x{:x}: event of {} bytes runs past the page", at, length);
+    }
+    timestamp += delta;
+    out.push_back({timestamp, page.subspan(start, length)});
+    at = start + ((length + 3) & ~size_t{3});
+  }
+  return Ok();
+}
+
+RawEventDecoder::RawEventDecoder(TaskLookup lookup) : lookup_(std::move(lookup)) {}
+
+Result<void> RawEventDecoder::AddFormat(const RawFormat& format) {
+  struct Spec {
+    const char* event;
+    Kind kind;
+    std::array<const char*, 5> fields;
+  };
+  static constexpr Spec kSpecs[] = {
+      {"sys_enter", Kind::kSysEnter, {"id", "args"}},
+      {"sys_exit", Kind::kSysExit, {"id", "ret"}},
+      {"sched_switch",
+       Kind::kSwitch,
+       {"prev_pid", "prev_prio", "prev_state", "next_pid", "next_prio"}},
+      {"sched_process_fork", Kind::kFork, {"parent_pid", "child_pid"}},
+      {"sched_process_exec", Kind::kExec, {"filename", "pid"}},
+      {"sched_process_exit", Kind::kExit, {"pid", "prio"}},
+      {"page_fault_user", Kind::kPageFault, {"address", "ip", "error_code"}},
+      {"page_fault_kernel", Kind::kPageFault, {"address", "ip", "error_code"}},
+      {"irq_handler_entry", Kind::kIrqEntry, {"irq", "name"}},
+      {"irq_handler_exit", Kind::kIrqExit, {"irq", "ret"}},
+  };
+  const auto pid = format.fields.find("common_pid");
+  if (pid == format.fields.end() || pid->second.size != 4) {
+    return MakeError("event {}: no 4-byte common_pid field", format.name);
+  }
+  common_pid_ = pid->second;
+  for (const Spec& spec : kSpecs) {
+    if (format.name != spec.event) continue;
+    Decoding decoding{spec.kind, format.name, {}};
+    for (size_t i = 0; i < spec.fields.size() && spec.fields[i] != nullptr; ++i) {
+      const auto it = format.fields.find(spec.fields[i]);
+      const bool sized = it != format.fields.end() &&
+                         (it->second.data_loc ? it->second.size == 4
+                                              : (it->second.size >= 1 && it->second.size <= 8) ||
+                                                    std::string_view(spec.fields[i]) == "args");
+      if (!sized) return MakeError("event {}: no usable field {}", format.name, spec.fields[i]);
+      decoding.fields[i] = it->second;
+    }
+    if (decoding.kind == Kind::kSysEnter && decoding.fields[1].size < 48) {
+      return MakeError("event {}: args holds {} bytes, not six words", format.name,
+                       decoding.fields[1].size);
+    }
+    by_id_[format.id] = std::move(decoding);
+    return Ok();
+  }
+  return MakeError("event {}: not one rastrace records", format.name);
+}
+
+const RawEventDecoder::Task& RawEventDecoder::TaskOf(uint32_t tid) {
+  auto it = tasks_.find(tid);
+  if (it == tasks_.end()) it = tasks_.emplace(tid, lookup_ ? lookup_(tid) : Task{}).first;
+  return it->second;
+}
+
+bool RawEventDecoder::Decode(const RawRecord& record, uint32_t cpu, TraceLine& line,
+                             std::string& storage) {
+  const auto& payload = record.payload;
+  if (payload.size() < 8) return false;
+  const auto it = by_id_.find(static_cast<uint16_t>(LoadSized(payload, 0, 2)));
+  if (it == by_id_.end()) return false;
+  const Decoding& d = it->second;
+  for (const RawField& field : d.fields) {
+    if (field.present && size_t{field.offset} + field.size > payload.size()) return false;
+  }
+  if (size_t{common_pid_.offset} + 4 > payload.size()) return false;
+  auto number = [&](size_t i) -> int64_t {
+    const RawField& f = d.fields[i];
+    uint64_t value = LoadSized(payload, f.offset, f.size);
+    if (f.is_signed && f.size < 8 && (value >> (f.size * 8 - 1)) != 0) {
+      value |= ~uint64_t{0} << (f.size * 8);  // sign extension
+    }
+    return static_cast<int64_t>(value);
+  };
+  auto text = [&](size_t i) -> std::string_view {
+    const uint32_t loc = static_cast<uint32_t>(LoadSized(payload, d.fields[i].offset, 4));
+    const size_t offset = loc & 0xFFFF, length = loc >> 16;
+    if (offset + length > payload.size()) return {};
+    std::string_view s(reinterpret_cast<const char*>(payload.data() + offset), length);
+    return s.substr(0, s.find('\0'));
+  };
+
+  storage.clear();
+  auto out = std::back_inserter(storage);
+  switch (d.kind) {
+    case Kind::kSysEnter: {
+      const RawField& args = d.fields[1];
+      uint64_t a[6];
+      for (int i = 0; i < 6; ++i) a[i] = LoadSized(payload, args.offset + 8 * i, 8);
+      fmt::format_to(out, "NR {} ({:x}, {:x}, {:x}, {:x}, {:x}, {:x})", number(0), a[0], a[1], a[2],
+                     a[3], a[4], a[5]);
+      break;
+    }
+    case Kind::kSysExit:
+      fmt::format_to(out, "NR {} = {}", number(0), number(1));
+      break;
+    case Kind::kSwitch:
+      fmt::format_to(out, "prev_pid={} prev_prio={} prev_state={} next_pid={} next_prio={}",
+                     number(0), number(1), StateLetter(static_cast<uint64_t>(number(2))), number(3),
+                     number(4));
+      break;
+    case Kind::kFork:
+      fmt::format_to(out, "pid={} child_pid={}", number(0), number(1));
+      break;
+    case Kind::kExec:
+      // The mapper reads values up to a blank, as in the text: a path's blanks end it there too.
+      fmt::format_to(out, "filename={} pid={}", text(0), number(1));
+      break;
+    case Kind::kExit:
+      fmt::format_to(out, "pid={} prio={}", number(0), number(1));
+      break;
+    case Kind::kPageFault:
+      fmt::format_to(out, "address=0x{:x} ip=0x{:x} error_code=0x{:x}",
+                     static_cast<uint64_t>(number(0)), static_cast<uint64_t>(number(1)),
+                     static_cast<uint64_t>(number(2)));
+      break;
+    case Kind::kIrqEntry:
+      fmt::format_to(out, "irq={} name={}", number(0), text(1));
+      break;
+    case Kind::kIrqExit:
+      fmt::format_to(out, "irq={} ret={}", number(0), number(1) != 0 ? "handled" : "unhandled");
+      break;
+  }
+  const int32_t pid = static_cast<int32_t>(LoadSized(payload, common_pid_.offset, 4));
+  line.tid = pid > 0 ? static_cast<uint32_t>(pid) : 0;
+  const Task& task = TaskOf(line.tid);
+  line.tgid = line.tid == 0 ? 0 : task.tgid;
+  line.comm = task.comm;
+  line.cpu = cpu;
+  line.timestamp_ns = record.timestamp;
+  line.event = d.name;
+  line.body = storage;
+  return true;
+}
+
+}  // namespace rastrace::session

@@ -1,0 +1,138 @@
+#include "session/raw_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "session/kernel_events.h"
+
+namespace rastrace::session {
+
+namespace {
+
+Result<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return MakeError("{}: {}", path, std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > (1u << 20)) return MakeError("{}: larger than 1 MiB", path);
+  return text.str();
+}
+
+// The value for `tid` in a "tid value" table (saved_tgids, saved_cmdlines).
+std::string FromTable(const std::string& path, uint32_t tid) {
+  std::ifstream in(path);
+  std::string line;
+  const std::string key = std::to_string(tid) + " ";
+  while (std::getline(in, line)) {
+    if (line.starts_with(key)) return line.substr(key.size());
+  }
+  return {};
+}
+
+}  // namespace
+
+RawEventDecoder::Task LookUpTask(uint32_t tid, const std::string& tracefs) {
+  RawEventDecoder::Task task;
+  if (tid == 0) return task;
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("Name:\t")) task.comm = line.substr(6);
+    if (line.starts_with("Tgid:\t")) {
+      task.tgid = static_cast<uint32_t>(ParseNumber(line.substr(6)).value_or(0));
+      break;
+    }
+  }
+  if (task.tgid == 0) {
+    task.tgid =
+        static_cast<uint32_t>(ParseNumber(FromTable(tracefs + "/saved_tgids", tid)).value_or(0));
+    task.comm = FromTable(tracefs + "/saved_cmdlines", tid);
+  }
+  return task;
+}
+
+RawPipeReader::RawPipeReader(std::string tracefs, PageLayout layout)
+    : tracefs_(std::move(tracefs)),
+      layout_(layout),
+      decoder_([this](uint32_t tid) { return LookupTask(tid); }) {}
+
+RawPipeReader::~RawPipeReader() {
+  for (const pollfd& pipe : pipes_) close(pipe.fd);
+}
+
+RawEventDecoder::Task RawPipeReader::LookupTask(uint32_t tid) {
+  return LookUpTask(tid, tracefs_);
+}
+
+Result<std::unique_ptr<RawPipeReader>> RawPipeReader::Open(const std::string& tracefs,
+                                                           const std::string& instance,
+                                                           const std::bitset<65536>& allowed) {
+  const std::string header_path = tracefs + "/events/header_page";
+  auto header = ReadText(header_path);
+  if (!header) return header.error();
+  auto layout = ParseHeaderPage(*header, header_path);
+  if (!layout) return layout.error();
+  std::unique_ptr<RawPipeReader> reader(new RawPipeReader(tracefs, *layout));
+  for (const KernelSource& source : KernelSources()) {
+    if (!allowed.test(source.hook)) continue;
+    const std::string path = tracefs + "/events/" + source.tracepoint + "/format";
+    if (access(path.c_str(), F_OK) != 0) continue;  // this kernel lacks the tracepoint
+    auto text = ReadText(path);
+    if (!text) return text.error();
+    auto format = ParseEventFormat(*text, path);
+    if (!format) return format.error();
+    if (auto added = reader->decoder_.AddFormat(*format); !added) return added.error();
+  }
+  for (uint32_t cpu = 0;; ++cpu) {
+    const std::string dir = instance + "/per_cpu/cpu" + std::to_string(cpu);
+    if (access(dir.c_str(), F_OK) != 0) break;
+    const int fd = open((dir + "/trace_pipe_raw").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return MakeError("{}/trace_pipe_raw: {}", dir, std::strerror(errno));
+    reader->pipes_.push_back({fd, POLLIN, 0});
+    reader->cpus_.push_back(cpu);
+  }
+  if (reader->pipes_.empty()) return MakeError("{}: no per_cpu buffers", instance);
+  return reader;
+}
+
+void RawPipeReader::Wait(int timeout_ms) {
+  poll(pipes_.data(), pipes_.size(), timeout_ms);
+}
+
+bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& consume) {
+  const size_t page_bytes = layout_.page_bytes();
+  pages_.resize(pipes_.size() * kRoundPages * page_bytes);
+  pending_.clear();
+  bool any = false;
+  for (size_t i = 0; i < pipes_.size(); ++i) {
+    for (size_t n = 0; n < kRoundPages; ++n) {
+      uint8_t* page = pages_.data() + (i * kRoundPages + n) * page_bytes;
+      const ssize_t got = read(pipes_[i].fd, page, page_bytes);
+      if (got <= 0) break;
+      any = true;
+      scratch_.clear();
+      if (!DecodePage(std::span<const uint8_t>(page, static_cast<size_t>(got)), layout_,
+                      scratch_)) {
+        ++bad_pages_;  // the records decoded before the damage are kept
+      }
+      for (const RawRecord& record : scratch_) pending_.push_back({record, cpus_[i]});
+    }
+  }
+  // Each cpu's events are in order already; the round interleaves them as trace_pipe would.
+  std::stable_sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+    return a.record.timestamp < b.record.timestamp;
+  });
+  TraceLine line;
+  for (const Pending& p : pending_) {
+    if (decoder_.Decode(p.record, p.cpu, line, body_)) consume(line);
+  }
+  return any;
+}
+
+}  // namespace rastrace::session

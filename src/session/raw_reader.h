@@ -1,0 +1,65 @@
+// Reads a tracefs instance's per-cpu binary buffers (per_cpu/cpuN/trace_pipe_raw) and hands the
+// events, merged by timestamp, to the kernel collector as TraceLines (raw_events.h). The text
+// trace_pipe stays the fallback when this cannot be set up.
+#pragma once
+
+#include <poll.h>
+
+#include <bitset>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "session/raw_events.h"
+
+namespace rastrace::session {
+
+class RawPipeReader {
+ public:
+  // `tracefs` is the mount (header_page, the event formats, saved_tgids), `instance` the
+  // instance's directory. Fails, with the reason, when the formats or pipes are not usable.
+  static Result<std::unique_ptr<RawPipeReader>> Open(const std::string& tracefs,
+                                                     const std::string& instance,
+                                                     const std::bitset<65536>& allowed);
+  ~RawPipeReader();
+  RawPipeReader(const RawPipeReader&) = delete;
+  RawPipeReader& operator=(const RawPipeReader&) = delete;
+
+  // Reads what every cpu's buffer holds now (at most kRoundPages pages per cpu) and passes its
+  // events to `consume` in timestamp order; false when there was nothing. Malformed pages are
+  // skipped and counted.
+  bool ReadAvailable(const std::function<void(const TraceLine&)>& consume);
+  // Waits up to `timeout_ms` for data on any cpu.
+  void Wait(int timeout_ms);
+  uint64_t bad_pages() const { return bad_pages_; }
+
+  static constexpr size_t kRoundPages = 256;
+
+ private:
+  RawPipeReader(std::string tracefs, PageLayout layout);
+  RawEventDecoder::Task LookupTask(uint32_t tid);
+
+  std::string tracefs_;
+  PageLayout layout_;
+  RawEventDecoder decoder_;
+  std::vector<pollfd> pipes_;  // one per cpu, fd -1 for a cpu without a buffer
+  std::vector<uint32_t> cpus_;
+  std::vector<uint8_t> pages_;  // the pages of one round
+  struct Pending {
+    RawRecord record;
+    uint32_t cpu;
+  };
+  std::vector<Pending> pending_;
+  std::vector<RawRecord> scratch_;
+  std::string body_;
+  uint64_t bad_pages_ = 0;
+};
+
+// /proc/<tid>/status (Tgid, Name), else the tracefs saved_tgids / saved_cmdlines of a thread that
+// has exited already.
+RawEventDecoder::Task LookUpTask(uint32_t tid, const std::string& tracefs);
+
+}  // namespace rastrace::session
