@@ -98,6 +98,8 @@ Result<std::unique_ptr<RawPipeReader>> RawPipeReader::Open(const std::string& tr
     reader->cpus_.push_back(cpu);
   }
   if (reader->pipes_.empty()) return MakeError("{}: no per_cpu buffers", instance);
+  reader->pages_per_round_ = std::clamp<size_t>(
+      kRoundBytes / (reader->pipes_.size() * reader->layout_.page_bytes()), 4, 256);
   return reader;
 }
 
@@ -107,12 +109,13 @@ void RawPipeReader::Wait(int timeout_ms) {
 
 bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& consume) {
   const size_t page_bytes = layout_.page_bytes();
-  pages_.resize(pipes_.size() * kRoundPages * page_bytes);
+  const size_t per_cpu = pages_per_round_;
+  pages_.resize(pipes_.size() * per_cpu * page_bytes);
   pending_.clear();
   bool any = false;
   for (size_t i = 0; i < pipes_.size(); ++i) {
-    for (size_t n = 0; n < kRoundPages; ++n) {
-      uint8_t* page = pages_.data() + (i * kRoundPages + n) * page_bytes;
+    for (size_t n = 0; n < per_cpu; ++n) {
+      uint8_t* page = pages_.data() + (i * per_cpu + n) * page_bytes;
       const ssize_t got = read(pipes_[i].fd, page, page_bytes);
       if (got <= 0) break;
       any = true;

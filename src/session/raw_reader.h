@@ -28,15 +28,18 @@ class RawPipeReader {
   RawPipeReader(const RawPipeReader&) = delete;
   RawPipeReader& operator=(const RawPipeReader&) = delete;
 
-  // Reads what every cpu's buffer holds now (at most kRoundPages pages per cpu) and passes its
-  // events to `consume` in timestamp order; false when there was nothing. Malformed pages are
+  // Reads what every cpu's buffer holds now (at most pages_per_round() pages per cpu) and passes
+  // its events to `consume` in timestamp order; false when there was nothing. Malformed pages are
   // skipped and counted.
   bool ReadAvailable(const std::function<void(const TraceLine&)>& consume);
   // Waits up to `timeout_ms` for data on any cpu.
   void Wait(int timeout_ms);
   uint64_t bad_pages() const { return bad_pages_; }
 
-  static constexpr size_t kRoundPages = 256;
+  // Pages one round reads from each cpu: up to 256, within kRoundBytes for all cpus together
+  // (at least 4, so that a machine with many cpus still makes progress).
+  size_t pages_per_round() const { return pages_per_round_; }
+  static constexpr size_t kRoundBytes = size_t{8} << 20;
 
  private:
   RawPipeReader(std::string tracefs, PageLayout layout);
@@ -56,6 +59,7 @@ class RawPipeReader {
   std::vector<RawRecord> scratch_;
   std::string body_;
   uint64_t bad_pages_ = 0;
+  size_t pages_per_round_ = 4;
 };
 
 // /proc/<tid>/status (Tgid, Name), else the tracefs saved_tgids / saved_cmdlines of a thread that
