@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -110,10 +111,11 @@ uint32_t Load(const uint32_t& word) {
   return __atomic_load_n(&word, __ATOMIC_ACQUIRE);
 }
 
-// Plain data only: AttachToSession runs from a library constructor, possibly before this file's
-// dynamic initializers, which would otherwise reset it afterwards.
+// Constant-initialized only: AttachToSession runs from a library constructor, possibly before this
+// file's dynamic initializers, which would otherwise reset it afterwards.
 struct Attachment {
-  const SessionPage* page;  // written and read only by the attach thread once it runs
+  // Set by the attach thread; read also by the fork handler, in whichever thread forks.
+  std::atomic<const SessionPage*> page;
   char procs_dir[PATH_MAX];
   char base_dir[PATH_MAX];  // taken once at load: the environment is not read from the thread
   int lock_fd;
@@ -160,16 +162,15 @@ void Detach() {
     close(g_attachment.lock_fd);
     g_attachment.lock_fd = -1;
   }
-  if (g_attachment.page != nullptr) {
-    munmap(const_cast<SessionPage*>(g_attachment.page), sizeof(SessionPage));
-    g_attachment.page = nullptr;
+  if (const SessionPage* page = g_attachment.page.exchange(nullptr); page != nullptr) {
+    munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
   }
 }
 
 // Follows the page until the session stops (or its daemon is gone), then completes this process's
 // log and releases its lock.
 void FollowSession() {
-  const SessionPage* page = g_attachment.page;
+  const SessionPage* page = g_attachment.page.load();
   uint32_t seen = Load(page->generation);
   // The channels may have changed between reading the page and starting the recorder.
   if (Load(page->state) == kSessionRunning) {
@@ -274,7 +275,7 @@ bool TryAttach(bool at_load) {
       munmap(const_cast<SessionPage*>(page), sizeof(SessionPage));
       return false;
     }
-    g_attachment.page = page;
+    g_attachment.page.store(page);
     std::snprintf(g_attachment.procs_dir, sizeof g_attachment.procs_dir, "%s", procs.c_str());
     g_attachment.lock_fd = lock_fd;
     if (!g_attachment.atfork_installed) {
@@ -297,7 +298,7 @@ bool WaitForSession() {
     // wait returns at once.
     const uint32_t seen = Load(**word);
     if (TryAttach(/*at_load=*/false)) {
-      joined = g_attachment.page != nullptr;
+      joined = g_attachment.page.load() != nullptr;
       break;
     }
     syscall(SYS_futex, *word, FUTEX_WAIT, seen, nullptr, nullptr, 0);
@@ -309,7 +310,7 @@ bool WaitForSession() {
 void AttachThread() {
   prctl(PR_SET_NAME, "rastrace-attach");
   for (;;) {
-    if (g_attachment.page != nullptr) FollowSession();
+    if (g_attachment.page.load() != nullptr) FollowSession();
     if (!WaitForSession()) return;
   }
 }
@@ -327,10 +328,11 @@ void StartAttachThread() {
 // takes a lock of its own and follows the session from a new attach thread. A child forked while
 // its parent was not attached starts no thread (most children only exec).
 void ChildAfterFork() {
-  if (g_attachment.page == nullptr) return;
+  const SessionPage* page = g_attachment.page.load();
+  if (page == nullptr) return;
   if (g_attachment.lock_fd >= 0) close(g_attachment.lock_fd);  // the parent still holds it
   g_attachment.lock_fd = -1;
-  if (Load(g_attachment.page->state) != kSessionRunning) return;
+  if (Load(page->state) != kSessionRunning) return;
   // The recorder names the child's log <parent log>.<pid>; its lock goes beside it.
   g_attachment.lock_fd = LockProcessFile(g_attachment.procs_dir, UniqueName());
   if (g_attachment.lock_fd >= 0) StartAttachThread();
@@ -339,11 +341,11 @@ void ChildAfterFork() {
 }  // namespace
 
 void AttachToSession() {
-  if (g_attachment.page != nullptr || g_attachment.base_dir[0] != '\0') return;
+  if (g_attachment.page.load() != nullptr || g_attachment.base_dir[0] != '\0') return;
   const std::string base = SessionBaseDir();
   if (base.size() >= sizeof g_attachment.base_dir) return;
   std::snprintf(g_attachment.base_dir, sizeof g_attachment.base_dir, "%s", base.c_str());
-  if (TryAttach(/*at_load=*/true) && g_attachment.page == nullptr) return;  // the daemon itself
+  if (TryAttach(/*at_load=*/true) && g_attachment.page.load() == nullptr) return;  // the daemon
   StartAttachThread();
 }
 
