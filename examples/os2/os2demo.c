@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
   trace_os2_example_0004(&holder, &tail);
   holder = NULL; /* the tracepoint stores the bad pointer and nothing after it */
   trace_os2_example_0004(&holder, &tail);
+  /* Unmapped (below mmap_min_addr): read without faulting, stored as status 2 with the pointer. */
+  holder = (const uint32_t*)(uintptr_t)0x1000;
+  trace_os2_example_0004(&holder, &tail);
+  /* The pointer to follow is itself unreadable. */
+  trace_os2_example_0004((const void*)(uintptr_t)0x2000, &tail);
 
   if (rastrace_os2_save_stda(save) != 0) {
     fprintf(stderr, "os2-example: cannot write %s\n", save);

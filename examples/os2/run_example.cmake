@@ -20,7 +20,9 @@ foreach(expected
     "0003  Major 0x42  Minor 0x0003 [^\n]*record read\n  record=07 00 0A 00 70 61 79 6C 6F 61\n"
     "0004  Major 0x42  Minor 0x0004 [^\n]*through a pointer\n  value=0000CAFE then BEEF\n"
     "0005  Major 0x42  Minor 0x0004 [^\n]*through a pointer\n  value=<invalid address: 0x0> then \\?\n"
-    "Summary: 5 records in the buffer, 5 shown \\(5 formatted, 0 in hex\\)")
+    "0006  Major 0x42  Minor 0x0004 [^\n]*through a pointer\n  value=<invalid address: 0x1000> then \\?\n"
+    "0007  Major 0x42  Minor 0x0004 [^\n]*through a pointer\n  value=<invalid address: 0x2000> then \\?\n"
+    "Summary: 7 records in the buffer, 7 shown \\(7 formatted, 0 in hex\\)")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "tracefmt output lacks '${expected}':\n${out}")
   endif()

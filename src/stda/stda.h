@@ -116,7 +116,7 @@ std::vector<uint8_t> DosGetSTDA();
 // --- Reading ---
 struct Record {
   uint16_t trailer_offset = 0;  // offset of the trailer in the STDA
-  uint8_t major = 0;
+  uint16_t major = 0;           // one byte in an STDA; wider from a rastrace log (tracefmt)
   uint16_t minor = 0;
   uint16_t pid = 0;
   uint8_t flags = 0;

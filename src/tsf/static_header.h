@@ -1,5 +1,6 @@
 // `trcust --header`: a C/C++ header with one function per TP=@STATIC tracepoint that records the
-// tracepoint's data statements into the system trace buffer (src/stda/c_api.h).
+// tracepoint's data statements into the system trace buffer (src/stda/c_api.h), or, for a MAJOR
+// above 0xFF, into a rastrace log as generic hook 00C (include/rastrace/trchk.h).
 #pragma once
 
 #include <string>
@@ -16,7 +17,7 @@ namespace rastrace::tsf {
 std::string StaticFunctionName(const Module& module, const Tracepoint& tp);
 
 // Fails when a static tracepoint uses something only a dynamic tracepoint has (registers as
-// addresses, segmented data) or when MAJOR does not fit an STDA record (above 0xFF).
+// addresses, segmented data).
 Result<std::string> GenerateStaticHeader(const Module& module);
 
 }  // namespace rastrace::tsf

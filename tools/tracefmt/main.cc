@@ -1,4 +1,5 @@
-// tracefmt: formats a TRACEFMT save file (an STDA snapshot) with trace format files.
+// tracefmt: formats a TRACEFMT save file (an STDA snapshot), or the tracepoint hits of a rastrace
+// log (hook 00C), with trace format files.
 // Exit status: 0 when the buffer was read to a normal end, 2 when corruption was reported, 1 when
 // the save file could not be read or a format file is broken.
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <tuple>
 
 #include "filters.h"
+#include "log_input.h"
 #include "stda/report.h"
 #include "stda/stda.h"
 
@@ -28,6 +30,59 @@ std::string StampText(const rastrace::stda::Stamp& s) {
                      s.minute, s.second, s.hundredths);
 }
 
+// The records that pass the filters, then the summary: the same for a save file and a log.
+struct Shown {
+  size_t shown = 0, formatted = 0;
+  std::map<uint16_t, size_t> by_major;
+};
+
+Shown AppendRecords(const std::vector<rastrace::stda::Record>& records, Format format,
+                    const rastrace::tracefmt::Filters& filters,
+                    rastrace::stda::FormatLibrary& library, std::string& out) {
+  Shown s;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    if (!filters.Accepts(r)) continue;
+    ++s.shown;
+    ++s.by_major[r.major];
+    const rastrace::tsf::FormatFile* file = library.Find(r.major);
+    const rastrace::tsf::TracepointFormat* entry = file ? file->Find(r.minor) : nullptr;
+    s.formatted += rastrace::stda::AppendRecordText(i + 1, r, format, entry, out) ? 1 : 0;
+  }
+  return s;
+}
+
+void AppendSummary(const Shown& s, size_t total, std::string_view where, std::string& out) {
+  out += fmt::format(
+      "\nSummary: {} record{} in the {}, {} shown ({} formatted, {} in "
+      "hex), {} filtered out\n",
+      total, total == 1 ? "" : "s", where, s.shown, s.formatted, s.shown - s.formatted,
+      total - s.shown);
+  for (const auto& [major, count] : s.by_major) {
+    out += fmt::format("  major {:#04x}: {} record{}\n", major, count, count == 1 ? "" : "s");
+  }
+}
+
+// A rastrace log: its 00C events (tracepoint hits of majors up to 0xFFFF) formatted like STDA
+// records with their timestamps. Exit status as for a save file.
+int FormatLog(const std::string& path, const std::string& tff_dir,
+              const rastrace::tracefmt::Filters& filters, bool no_summary) {
+  const rastrace::tracefmt::LogRecords log = rastrace::tracefmt::ReadLogRecords(path);
+  for (const auto& p : log.problems) fmt::print(stderr, "tracefmt: {}\n", p.message);
+  std::string out = fmt::format("Log file {}: rastrace trace log, {} events, {} tracepoint hits\n",
+                                path, log.events, log.records.size());
+  rastrace::stda::FormatLibrary library(tff_dir);
+  Shown s = AppendRecords(log.records, Format::kNew, filters, library, out);
+  if (!no_summary) {
+    AppendSummary(s, log.records.size(), "log", out);
+    for (const auto& p : log.problems) out += fmt::format("Corruption: {}\n", p.message);
+  }
+  fmt::print("{}", out);
+  for (const std::string& e : library.errors()) fmt::print(stderr, "tracefmt: {}\n", e);
+  if (!log.problems.empty()) return log.events == 0 ? 1 : 2;
+  return library.errors().empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,7 +95,9 @@ int main(int argc, char** argv) {
   bool no_summary = false;
   app.add_option("-t,--tff-dir", tff_dir, "directory of the TRCxxxx.TFF format files")
       ->check(CLI::ExistingDirectory);
-  app.add_option("savefile", save_path, "the unformatted save file")->required();
+  app.add_option("savefile", save_path,
+                 "the unformatted save file, or a rastrace log holding tracepoint hits (hook 00C)")
+      ->required();
   app.add_option("-M,--major", majors, "show only these majors (decimal or 0x hex)")
       ->delimiter(',')
       ->allow_extra_args(false);
@@ -58,7 +115,7 @@ int main(int argc, char** argv) {
   }
 
   rastrace::tracefmt::Filters filters;
-  for (auto [list, out, max, what] : {std::tuple{&majors, &filters.majors, 0xFFu, "major"},
+  for (auto [list, out, max, what] : {std::tuple{&majors, &filters.majors, 0xFFFFu, "major"},
                                       std::tuple{&minors, &filters.minors, 0xFFFFu, "minor"},
                                       std::tuple{&pids, &filters.pids, 0xFFFFFFFFu, "pid"}}) {
     auto parsed = rastrace::tracefmt::ParseNumberList(*list, max, what);
@@ -76,6 +133,9 @@ int main(int argc, char** argv) {
   }
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                                    std::istreambuf_iterator<char>());
+  if (rastrace::tracefmt::IsRastraceLog(bytes)) {
+    return FormatLog(save_path, tff_dir, filters, no_summary);
+  }
   const rastrace::stda::SaveFile save = rastrace::stda::ReadSaveFile(bytes);
   const auto& c = save.contents;
   for (const auto& p : c.problems) {
@@ -98,26 +158,9 @@ int main(int argc, char** argv) {
   }
 
   rastrace::stda::FormatLibrary library(tff_dir);
-  size_t shown = 0, formatted = 0;
-  std::map<uint8_t, size_t> by_major;
-  for (size_t i = 0; i < c.records.size(); ++i) {
-    const auto& r = c.records[i];
-    if (!filters.Accepts(r)) continue;
-    ++shown;
-    ++by_major[r.major];
-    const rastrace::tsf::FormatFile* file = library.Find(r.major);
-    const rastrace::tsf::TracepointFormat* entry = file ? file->Find(r.minor) : nullptr;
-    formatted += rastrace::stda::AppendRecordText(i + 1, r, c.format, entry, out) ? 1 : 0;
-  }
+  Shown shown = AppendRecords(c.records, c.format, filters, library, out);
   if (!no_summary) {
-    out += fmt::format(
-        "\nSummary: {} record{} in the buffer, {} shown ({} formatted, {} in "
-        "hex), {} filtered out\n",
-        c.records.size(), c.records.size() == 1 ? "" : "s", shown, formatted, shown - formatted,
-        c.records.size() - shown);
-    for (const auto& [major, count] : by_major) {
-      out += fmt::format("  major {:#04x}: {} record{}\n", major, count, count == 1 ? "" : "s");
-    }
+    AppendSummary(shown, c.records.size(), "buffer", out);
     if (c.corrupt()) {
       out +=
           fmt::format("Corruption: {} problem{}; the records that could be read are shown above\n",
