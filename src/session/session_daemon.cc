@@ -230,6 +230,7 @@ SessionDaemon::SessionDaemon(SessionConfig config, unsigned channel, std::string
 
 SessionDaemon::~SessionDaemon() {
   if (!stopped_.load() && page_ != nullptr) (void)Stop();
+  StopReaper();
   Cleanup();
   // Closed only here: Serve may still be polling it until its thread is joined.
   if (listen_fd_ >= 0) close(listen_fd_);
@@ -379,6 +380,11 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   }
   // Processes that were running before the session wait on this word to join it.
   recorder::WakeSessionWaiters(dir_.substr(0, dir_.rfind('/')));
+  // Without a reaper (no inotify or pidfd) killed processes are recovered at trcstop all the same.
+  if (auto reaper = ProcessReaper::Start(procs, [this](uint64_t pid) { ProcessEnded(pid); })) {
+    std::lock_guard lock(reaper_mutex_);
+    reaper_ = std::move(*reaper);
+  }
   return Ok();
 }
 
@@ -442,7 +448,27 @@ std::vector<std::string> SessionDaemon::WaitForProcesses(uint64_t& processes,
   return warnings;
 }
 
+void SessionDaemon::ProcessEnded(uint64_t pid) {
+  // A new process may have taken the pid already: then trcstop sorts it out, by the locks.
+  if (!ProcessHasEnded(pid)) return;
+  std::lock_guard lock(mutex_);
+  if (stopped_.load()) return;
+  const uint64_t finished[] = {pid};
+  RecoveryTotals recovered = RecoverEndedProcesses(dir_ + "/procs", finished);
+  early_recovery_.processes += recovered.processes;
+  early_recovery_.events += recovered.events;
+  early_recovery_.lost += recovered.lost;
+  for (auto& message : recovered.messages) early_recovery_.messages.push_back(std::move(message));
+}
+
+void SessionDaemon::StopReaper() {
+  // Not under mutex_: the reaper's thread may be waiting for it.
+  std::lock_guard lock(reaper_mutex_);
+  reaper_.reset();
+}
+
 Result<StopTotals> SessionDaemon::Stop() {
+  StopReaper();
   std::unique_lock lock(mutex_);
   if (stop_result_) return *stop_result_;
   if (page_ == nullptr) return MakeError("the session was never started");
@@ -455,7 +481,8 @@ Result<StopTotals> SessionDaemon::Stop() {
   totals.warnings = WaitForProcesses(totals.processes, finished);
   // Processes killed before they completed their logs: their committed events are in their rings.
   RecoveryTotals recovered = RecoverEndedProcesses(dir_ + "/procs", finished);
-  totals.recovered_events = recovered.events;
+  totals.recovered_events = early_recovery_.events + recovered.events;
+  for (auto& message : early_recovery_.messages) totals.warnings.push_back(std::move(message));
   for (auto& message : recovered.messages) totals.warnings.push_back(std::move(message));
   if (kernel_) {
     auto kernel = kernel_->Finish();

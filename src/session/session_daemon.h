@@ -17,6 +17,8 @@
 #include "recorder/session_page.h"
 #include "session/control_protocol.h"
 #include "session/kernel_collector.h"
+#include "session/process_reaper.h"
+#include "session/process_recovery.h"
 #include "session/session_config.h"
 
 namespace rastrace::session {
@@ -60,6 +62,9 @@ class SessionDaemon {
   // Waits for every attached process to release its lock; `finished` gets the pids that did.
   std::vector<std::string> WaitForProcesses(uint64_t& processes, std::vector<uint64_t>& finished);
   void Cleanup();
+  // The reaper's call: recovers at once the log of a process that died without completing it.
+  void ProcessEnded(uint64_t pid);
+  void StopReaper();
 
   SessionConfig config_;
   unsigned channel_;
@@ -77,6 +82,9 @@ class SessionDaemon {
   bool on_ = false;
   std::atomic<bool> stopped_{false};
   std::optional<Result<StopTotals>> stop_result_;
+  std::mutex reaper_mutex_;  // reaper_ is stopped by whichever Stop comes first
+  std::unique_ptr<ProcessReaper> reaper_;
+  RecoveryTotals early_recovery_;  // logs recovered while the session ran (under mutex_)
 };
 
 // Sends one request to the session of `channel` under `base_dir` and returns its reply.
