@@ -2,7 +2,9 @@
 //  - a hook in a process attached to a session (the recorder with the session's clock, its rings in
 //    flight-recorder files as in a session, or on the heap for comparison);
 //  - turning tracefs lines into hooks: the daemon's CPU per kernel event;
-//  - merging the logs at trcstop: the daemon's CPU per event written.
+//  - merging the logs at trcstop: the daemon's CPU per event written;
+//  - recovering the log of a killed process from its flight-recorder rings: the daemon's CPU per
+//    event recovered.
 #include <benchmark/benchmark.h>
 #include <rastrace/trchk.h>
 #include <unistd.h>
@@ -11,12 +13,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "buffer/event_words.h"
+#include "buffer/shm_ring.h"
 #include "event/encode.h"
+#include "event/format.h"
 #include "recorder/log_sink.h"
 #include "recorder/recorder.h"
 #include "session/event_builder.h"
 #include "session/kernel_events.h"
 #include "session/merge.h"
+#include "session/process_recovery.h"
 #include "session/trace_line.h"
 
 namespace rastrace::session {
@@ -110,6 +116,53 @@ void BM_MergeAtStop(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * per_log * 4);
 }
 BENCHMARK(BM_MergeAtStop)->Arg(250000)->Unit(benchmark::kMillisecond);
+
+// A process killed with `state.range(0)` events in its ring and none in its log: what the daemon
+// does when the reaper sees it end (process_recovery.h). The ring is filled untimed.
+void BM_RecoverKilledProcess(benchmark::State& state) {
+  const std::string procs = TempDir() + "/procs";
+  const uint64_t events = static_cast<uint64_t>(state.range(0));
+  const uint64_t pid = static_cast<uint64_t>(getpid());
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::filesystem::remove_all(procs);
+    const std::string shm = procs + "/p" + std::to_string(pid) + "-1.shm";
+    std::filesystem::create_directories(shm);
+    std::filesystem::permissions(procs, std::filesystem::perms::owner_all);
+    std::filesystem::permissions(shm, std::filesystem::perms::owner_all);
+    const std::string log = procs + "/p" + std::to_string(pid) + "-1.trc";
+    auto process = buffer::ShmProcess::Create(shm, buffer::Mode::kAlternate, {}, log);
+    if (!process) {
+      state.SkipWithError(process.error().message.c_str());
+      return;
+    }
+    auto file = (*process)->CreateRing(events * 32 * 2, buffer::Mode::kAlternate, 7, "bench");
+    if (!file) {
+      state.SkipWithError(file.error().message.c_str());
+      return;
+    }
+    buffer::RingBuffer ring((*file)->placement(/*hold=*/true), buffer::Mode::kAlternate, 7);
+    for (uint64_t i = 0; i < events; ++i) {
+      uint64_t at = 0;
+      if (!ring.Reserve(4, &at)) break;
+      ring.Put(at, buffer::MakeHookword(event::kFlagTimestamp, 8, 0x02000000));
+      ring.Put(at + 1, i);
+      ring.Put(at + 2, 7);
+      ring.Put(at + 3, 1000 + i);
+      ring.Publish(at + 4);
+    }
+    state.ResumeTiming();
+    const uint64_t finished[] = {pid};
+    auto totals = RecoverEndedProcesses(procs, finished);
+    if (totals.events != events) {
+      state.SkipWithError("not every event was recovered");
+      return;
+    }
+  }
+  std::filesystem::remove_all(TempDir());
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_RecoverKilledProcess)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace rastrace::session
