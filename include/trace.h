@@ -34,7 +34,7 @@ extern "C" {
 #define TRACE_EVENT_NAME_MAX 30 /* bytes of an event-type name, without the NUL */
 #endif
 #ifndef TRACE_NAME_MAX
-#define TRACE_NAME_MAX 32 /* bytes of a stream name or version string, without the NUL */
+#define TRACE_NAME_MAX 32 /* a stream name or version string: at most 31 characters and the NUL */
 #endif
 #ifndef TRACE_SYS_MAX
 #define TRACE_SYS_MAX 8 /* streams that may trace one process at the same time */

@@ -24,6 +24,13 @@ size_t EventSize(const trace_attr_t& attr) {
   return GeometryFor(attr).slot_size;
 }
 
+// At most TRACE_NAME_MAX - 1 characters and the NUL: TRACE_NAME_MAX bytes in all.
+void CopyName(char* to, const char* from) {
+  size_t n = strnlen(from, TRACE_NAME_MAX - 1);
+  std::memcpy(to, from, n);
+  to[n] = '\0';
+}
+
 }  // namespace
 
 #define API extern "C" __attribute__((visibility("default")))
@@ -63,20 +70,22 @@ API int posix_trace_attr_getcreatetime(const trace_attr_t* attr, struct timespec
 
 API int posix_trace_attr_getgenversion(const trace_attr_t* attr, char* genversion) {
   if (!Valid(attr) || genversion == nullptr) return EINVAL;
-  std::snprintf(genversion, TRACE_NAME_MAX + 1, "%s", attr->__version);
+  // The caller's array holds TRACE_NAME_MAX characters, the NUL included.
+  CopyName(genversion, attr->__version);
   return 0;
 }
 
 API int posix_trace_attr_getname(const trace_attr_t* attr, char* tracename) {
   if (!Valid(attr) || tracename == nullptr) return EINVAL;
-  std::snprintf(tracename, TRACE_NAME_MAX + 1, "%s", attr->__name);
+  CopyName(tracename, attr->__name);
   return 0;
 }
 
 API int posix_trace_attr_setname(trace_attr_t* attr, const char* tracename) {
   if (!Valid(attr) || tracename == nullptr) return EINVAL;
-  // Longer names are cut to TRACE_NAME_MAX bytes, as the standard says.
-  std::snprintf(attr->__name, sizeof attr->__name, "%s", tracename);
+  // POSIX: a longer name "may be truncated to one less than the length of {TRACE_NAME_MAX}":
+  // then it fits, with its NUL, the TRACE_NAME_MAX characters getname may write.
+  CopyName(attr->__name, tracename);
   return 0;
 }
 

@@ -82,12 +82,21 @@ TEST(Attr, SettersRoundTripAndRejectBadValues) {
   ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, 1000), 0);
   ASSERT_EQ(posix_trace_attr_getmaxusereventsize(&attr, 8, &large), 0);
   EXPECT_GT(large, small);
-  // Names are cut to TRACE_NAME_MAX bytes.
+  // POSIX: a longer name "may be truncated to one less than the length of {TRACE_NAME_MAX}", and
+  // getname's array "can store at least {TRACE_NAME_MAX} characters": it is cut to
+  // TRACE_NAME_MAX - 1, so a program's char[TRACE_NAME_MAX] holds it with its NUL.
   std::string long_name(TRACE_NAME_MAX + 10, 'q');
   ASSERT_EQ(posix_trace_attr_setname(&attr, long_name.c_str()), 0);
   char name[TRACE_NAME_MAX + 1];
+  std::memset(name, '#', sizeof name);
   ASSERT_EQ(posix_trace_attr_getname(&attr, name), 0);
-  EXPECT_EQ(std::string(name), long_name.substr(0, TRACE_NAME_MAX));
+  EXPECT_EQ(std::string(name), long_name.substr(0, TRACE_NAME_MAX - 1));
+  EXPECT_EQ(name[TRACE_NAME_MAX], '#');  // nothing written past TRACE_NAME_MAX bytes
+  char version[TRACE_NAME_MAX + 1];
+  std::memset(version, '#', sizeof version);
+  ASSERT_EQ(posix_trace_attr_getgenversion(&attr, version), 0);
+  EXPECT_EQ(version[TRACE_NAME_MAX], '#');
+  EXPECT_LT(std::strlen(version), static_cast<size_t>(TRACE_NAME_MAX));
   ASSERT_EQ(posix_trace_attr_setname(&attr, "mine"), 0);
   ASSERT_EQ(posix_trace_attr_getname(&attr, name), 0);
   EXPECT_STREQ(name, "mine");
