@@ -36,7 +36,8 @@ std::shared_ptr<ActiveTrace> FindActive(trace_id_t trid) {
 }
 
 int Create(pid_t pid, const trace_attr_t* attr, int log_fd, trace_id_t* trid) {
-  if (trid == nullptr || pid < 0) return EINVAL;
+  if (trid == nullptr) return EINVAL;
+  if (pid < 0) return ESRCH;  // the standard's error for a pid that names no process
   trace_attr_t a{};
   if (attr == nullptr) {
     posix_trace_attr_init(&a);

@@ -672,7 +672,9 @@ TEST(Controller, ConcurrentReaderOfAWrappingLoopStream) {
 TEST(Controller, TracingAProcessThatDoesNotExist) {
   trace_id_t trid;
   EXPECT_EQ(posix_trace_create(999999999, nullptr, &trid), ESRCH);
-  EXPECT_EQ(posix_trace_create(-5, nullptr, &trid), EINVAL);
+  // "[ESRCH] The pid argument does not refer to an existing process": no negative pid does.
+  EXPECT_EQ(posix_trace_create(-5, nullptr, &trid), ESRCH);
+  EXPECT_EQ(posix_trace_create(0, nullptr, nullptr), EINVAL);
 }
 
 TEST(Controller, ManyThreadsRecordEveryEventOnce) {
