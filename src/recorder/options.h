@@ -36,6 +36,8 @@ struct RecorderOptions {
   // --buffered-io clears it: the log is written through the page cache instead of with O_DIRECT
   // from the writer's own I/O thread (docs/recorder.md, "Writing the log").
   bool direct_io = true;
+  // Set by a session attach: log_path is this process's own (no RASTRACE_LOG_OWNER naming).
+  bool log_path_is_unique = false;
 };
 
 // "4096", "64K", "4M", "1G" (binary multiples). `what` names the option in errors.

@@ -137,7 +137,10 @@ Result<void> Recorder::Start(const RecorderOptions& options) {
 Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   auto session = std::make_unique<Session>();
   session->options = options;
-  session->log_path = LogPathForThisProcess(options.log_path);
+  // A session's per-process log has a name of its own: no owner to settle, and no setenv from
+  // the attach thread while the program's threads may be reading the environment.
+  session->log_path =
+      options.log_path_is_unique ? options.log_path : LogPathForThisProcess(options.log_path);
 
   SelectClock(options.clock);
   SessionInfo& info = session->info;
@@ -451,6 +454,10 @@ void Recorder::ChildAfterFork() {
   if (session_) {
     if (!session_->complete.load()) {
       fork_options_ = session_->options;
+      // The parent's own log name stays the parent's: the child writes LOG.<pid>.
+      if (fork_options_.log_path_is_unique) {
+        fork_options_.log_path += "." + std::to_string(getpid());
+      }
       fork_restart_pending_.store(true);
     }
     // Not destroyed: its std::thread is the parent's writer (destroying a joinable thread

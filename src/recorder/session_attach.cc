@@ -267,6 +267,7 @@ bool TryAttach(bool at_load) {
     if (at_load) setenv(kEnvLogOwner, std::to_string(getpid()).c_str(), 1);
     RecorderOptions options = OptionsFromPage(*page, procs + "/" + name + ".trc");
     options.shm_path = MakeShmDir(procs, name);
+    options.log_path_is_unique = true;
     if (auto started = Recorder::Get().Start(options); !started) {
       std::fprintf(stderr, "rastrace: cannot join the trace session of channel %u: %s\n", channel,
                    started.error().message.c_str());
