@@ -83,6 +83,13 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
       const auto name = ReadS2(event.buffer, 0, order);
       if (!name) return false;
       thread_name_[event.generic_word] = std::string(*name);
+      // The recorder puts the thread's pid after the name (docs/log-format.md, 00A/104).
+      if (const size_t at = 2 + size_t{Load16(event.buffer.data(), order)};
+          event.buffer.size() >= at + 8) {
+        if (const uint64_t pid = Load64(event.buffer.data() + at, order); pid != 0) {
+          pid_of_tid_[event.generic_word] = pid;
+        }
+      }
       ++generation_;
       return true;
     }

@@ -64,6 +64,16 @@ TEST(ExportProcessTable, DynamicTracepointHitsTellTheirThreadsPid) {
   EXPECT_EQ(table.PidOf(4242), 777u);
 }
 
+TEST(ExportProcessTable, AThreadNameWithAPidPlacesTheThread) {
+  testing::LogBuilder log(ByteOrder::kLittle);
+  // S2 "w" (little-endian length 1), then pid 4242 as 8 little-endian bytes.
+  log.Generic(event::kHookUtil, event::kUtilThreadName, 4250, 0, 4250,
+              std::string("\x01\x00w\x92\x10\x00\x00\x00\x00\x00\x00", 11), false);
+  const ProcessTable table = TableOf(log);
+  EXPECT_EQ(table.ThreadName(4250), "w");
+  EXPECT_EQ(table.PidOf(4250), 4242u);
+}
+
 TEST(ExportProcessTable, MalformedEventsAreIgnored) {
   testing::LogBuilder log(ByteOrder::kLittle);
   // A process event whose buffer is too short for ppid and tid, and a name whose length runs past
