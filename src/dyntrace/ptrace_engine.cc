@@ -142,6 +142,7 @@ struct PtraceEngine::Impl {
   bool detached = false;
   std::optional<LateModule> late;
   bool late_attached = false;  // the late module's breakpoints are in place
+  bool emulate = true;
 
   ~Impl() {
     if (mem_fd >= 0) ::close(mem_fd);
@@ -313,11 +314,13 @@ struct PtraceEngine::Impl {
   // Runs the displaced instruction in the tracer when the decoder knows it: one stop per hit,
   // and the int3 never leaves the site, so other threads cannot run past it.
   bool Emulate(pid_t tid, user_regs_struct& regs, const Breakpoint& breakpoint) {
-    if (!breakpoint.instruction) return false;
+    if (!breakpoint.instruction || !emulate) return false;
     X86State state;
     for (size_t i = 0; i < state.gpr.size(); ++i) state.gpr[i] = regs.*kGpr[i];
     state.rip = regs.rip;
     state.rflags = regs.eflags;
+    state.fs_base = regs.fs_base;
+    state.gs_base = regs.gs_base;
     ThreadMemory thread_memory(tid);
     if (!EmulateX86(*breakpoint.instruction, state, thread_memory)) return false;
     for (size_t i = 0; i < state.gpr.size(); ++i) regs.*kGpr[i] = state.gpr[i];
@@ -621,6 +624,10 @@ PtraceEngine::PtraceEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 
 PtraceEngine::~PtraceEngine() {
   if (!impl_->detached) (void)Detach();
+}
+
+void PtraceEngine::SingleStepEverySite() {
+  impl_->emulate = false;
 }
 
 const EngineStats& PtraceEngine::stats() const {

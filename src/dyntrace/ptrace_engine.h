@@ -1,10 +1,10 @@
 // The breakpoint engine: int3 at each probe site through ptrace, records taken while the thread
 // is stopped (so memory is read exactly at the hit), then the original instruction run again:
-// emulated when it is a push/nop/endbr64, otherwise single-stepped with every other thread of the
-// process stopped so none can run past the site while the int3 is out. All threads are attached;
-// new ones are followed (PTRACE_O_TRACECLONE); forked children get their int3s removed and are
-// let go; RETEP records at the procedure's rets (or arms the return address at each entry); a
-// module dlopened later is attached when the dynamic linker maps it.
+// emulated when the decoder knows it (x86_emulator.h), otherwise single-stepped with every other
+// thread of the process stopped so none can run past the site while the int3 is out. All threads
+// are attached; new ones are followed (PTRACE_O_TRACECLONE); forked children get their int3s
+// removed and are let go; RETEP records at the procedure's rets (or arms the return address at each
+// entry); a module dlopened later is attached when the dynamic linker maps it.
 #pragma once
 
 #include <sys/types.h>
@@ -57,6 +57,10 @@ class PtraceEngine {
   // Removes every int3, rewinds threads stopped on one, re-delivers signals held back, and
   // detaches; the process runs on unharmed.
   Result<void> Detach();
+
+  // Runs every displaced instruction on the CPU (single step) instead of emulating it: the
+  // reference the emulation is compared with in tests and benchmarks.
+  void SingleStepEverySite();
 
   const EngineStats& stats() const;
 

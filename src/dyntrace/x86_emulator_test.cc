@@ -21,13 +21,16 @@ class FakeMemory : public EmulatedMemory {
   static constexpr uint64_t kBase = 0x7000;
   FakeMemory() {
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i);
+    Store64(0x7080, kReturnAddress);  // the top of the stack: a (canonical) return address
   }
+  static constexpr uint64_t kReturnAddress = 0x401234;
   bool Read(uint64_t address, std::span<uint8_t> out) override {
     if (address < kBase || address + out.size() > kBase + bytes.size()) return false;
     std::memcpy(out.data(), bytes.data() + (address - kBase), out.size());
     return true;
   }
   bool Write(uint64_t address, std::span<const uint8_t> in) override {
+    if (read_only) return false;
     if (address < kBase || address + in.size() > kBase + bytes.size()) return false;
     std::memcpy(bytes.data() + (address - kBase), in.data(), in.size());
     return true;
@@ -41,6 +44,7 @@ class FakeMemory : public EmulatedMemory {
     std::memcpy(bytes.data() + (address - kBase), &value, 8);
   }
   std::array<uint8_t, 256> bytes{};
+  bool read_only = false;  // writes fault, as on a read-only mapping
 };
 
 X86State State() {
@@ -268,35 +272,157 @@ TEST(X86DecoderTest, RetAndLeave) {
 TEST(X86DecoderTest, RefusesWhatItDoesNotEmulate) {
   for (std::vector<uint8_t> refused : std::vector<std::vector<uint8_t>>{
            {},
-           {0x48},                                         // REX alone
-           {0x41, 0x90},                                   // xchg %r8,%rax
-           {0xE8, 0, 0, 0, 0},                             // call
-           {0xEB, 0x00},                                   // jmp
-           {0x74, 0x00},                                   // je
-           {0xFF, 0x25, 0, 0, 0, 0},                       // jmp *(%rip)
-           {0x48, 0x01, 0xC0},                             // add %rax,%rax
-           {0x48, 0x83, 0x45, 0xF8, 0x01},                 // addq $1,-8(%rbp)
-           {0x83, 0xEC, 0x10},                             // sub $0x10,%esp (32-bit flags)
-           {0x48, 0x83, 0xFC, 0x10},                       // cmp $0x10,%rsp (/7)
-           {0x66, 0x89, 0xC0},                             // mov %ax,%ax (16-bit)
-           {0x88, 0xC0},                                   // mov %al,%al (8-bit)
-           {0x66, 0x50},                                   // push %ax
-           {0xF0, 0x48, 0x89, 0x06},                       // lock
-           {0x64, 0x48, 0x8B, 0x04, 0x25, 0x28, 0, 0, 0},  // mov %fs:0x28,%rax
-           {0x67, 0x48, 0x8B, 0x00},                       // address size
-           {0x48, 0x8B, 0x04, 0x25, 0, 0, 0, 0},           // mov 0x0,%rax: absolute, no base
-           {0x48, 0x8B, 0x45},                             // displacement cut off
-           {0x48, 0xB8, 1, 2, 3},                          // imm64 cut off
-           {0x0F, 0x05},                                   // syscall
-           {0xCC},                                         // int3
-           {0x0F, 0x1E, 0xFA},                             // endbr64 without F3
-           {0xF3, 0x48, 0x89, 0xE5},                       // rep mov
-           {0x48, 0xF3, 0x90},                             // REX before a prefix
-           {0xC7, 0x45, 0xFC, 0, 0},                       // movl imm cut off
-           {0xC7, 0xCD, 0, 0, 0, 0},                       // C7 /1
+           {0x48},                    // REX alone
+           {0x66, 0x50},              // push %ax
+           {0xF0, 0x48, 0x89, 0x06},  // lock
+           {0xF0, 0x83, 0x03, 0x01},  // lock addl $1,(%rbx)
+           {0x67, 0x48, 0x8B, 0x00},  // address size
+           {0x26, 0x48, 0x8B, 0x00},  // es:
+           {0x64, 0x48, 0x89, 0xC0},  // fs: on a register operand
+           {0x64, 0x48, 0x8D, 0x00},  // lea with a segment
+           {0x48, 0x8B, 0x45},        // displacement cut off
+           {0x48, 0xB8, 1, 2, 3},     // imm64 cut off
+           {0xE8, 0, 0, 0},           // rel32 cut off
+           {0x0F, 0x05},              // syscall
+           {0xCC},                    // int3
+           {0x0F, 0x1E, 0xFA},        // endbr64 without F3
+           {0xF3, 0x48, 0x89, 0xE5},  // rep mov
+           {0xF2, 0x48, 0x89, 0xE5},  // repne mov
+           {0x48, 0xF3, 0x90},        // REX before a prefix
+           {0xC7, 0x45, 0xFC, 0, 0},  // movl imm cut off
+           {0xC7, 0xCD, 0, 0, 0, 0},  // C7 /1
+           {0x48, 0x87, 0x03},        // xchg %rax,(%rbx): locked by the CPU
+           {0x0F, 0xAF, 0xC1},        // imul %ecx,%eax
+           {0xF7, 0xF1},              // div %ecx
+           {0xF6, 0xC8, 0x01},        // test alias F6 /1
+           {0xD3, 0xE0},              // shl %cl,%eax
+           {0xC0, 0xE0, 0x09},        // shl $9,%al: count beyond the width
+           {0x66, 0xC1, 0xE0, 0x10},  // shl $16,%ax
+           {0x63, 0xC1},              // movsxd without REX.W
+           {0x66, 0xE8, 0, 0, 0, 0},  // call with an operand-size prefix
+           {0x66, 0x8D, 0x00},        // lea into a 16-bit register
+           {0xFF, 0x30},              // push (%rax)
+           {0x0F, 0xA2},              // cpuid
+           {0x48, 0x0F, 0xC7, 0x08},  // cmpxchg16b
+           {0xF3, 0x0F, 0x10, 0xC1},  // movss
        }) {
     EXPECT_FALSE(DecodeX86(refused).has_value()) << ::testing::PrintToString(refused);
   }
+}
+
+// Calls, jumps and conditional branches: targets, the return address pushed, bnd/notrack.
+TEST(X86DecoderTest, Branches) {
+  Emulated call({0xE8, 0x10, 0x00, 0x00, 0x00});  // call .+0x15
+  ASSERT_TRUE(call.ok);
+  EXPECT_EQ(call.state.rip, State().rip + 5 + 0x10);
+  EXPECT_EQ(call.state.gpr[kRsp], 0x7078u);
+  EXPECT_EQ(call.memory.Load64(0x7078), State().rip + 5);
+  Emulated back({0xE8, 0xFB, 0xFF, 0xFF, 0xFF});  // call to itself
+  EXPECT_EQ(back.state.rip, State().rip);
+  Emulated jmp8({0xEB, 0xFE});  // jmp .
+  EXPECT_EQ(jmp8.state.rip, State().rip);
+  EXPECT_EQ(jmp8.state.gpr, State().gpr);
+  Emulated jmp32({0xE9, 0x00, 0x01, 0x00, 0x00});
+  EXPECT_EQ(jmp32.state.rip, State().rip + 5 + 0x100);
+  Emulated bnd_jmp({0xF2, 0xE9, 0x00, 0x01, 0x00, 0x00});
+  EXPECT_EQ(bnd_jmp.state.rip, State().rip + 6 + 0x100);
+
+  // State() has ZF clear: jne is taken, je falls through.
+  Emulated jne({0x75, 0x20});
+  EXPECT_EQ(jne.state.rip, State().rip + 2 + 0x20);
+  Emulated je({0x74, 0x20});
+  EXPECT_EQ(je.state.rip, State().rip + 2);
+  Emulated jle32({0x0F, 0x8E, 0x00, 0x10, 0x00, 0x00});  // ZF=0, SF=OF: not taken
+  EXPECT_EQ(jle32.state.rip, State().rip + 6);
+  Emulated jg32({0x0F, 0x8F, 0xF0, 0xFF, 0xFF, 0xFF});  // taken, backwards
+  EXPECT_EQ(jg32.state.rip, State().rip + 6 - 0x10);
+  EXPECT_EQ(jg32.state.rflags, State().rflags);
+
+  Emulated indirect({0xFF, 0xD0});  // call *%rax
+  EXPECT_EQ(indirect.state.rip, State().gpr[kRax]);
+  EXPECT_EQ(indirect.memory.Load64(0x7078), State().rip + 2);
+  Emulated through_stack({0xFF, 0x14, 0x24});  // call *(%rsp): the target is read first
+  EXPECT_EQ(through_stack.state.rip, FakeMemory::kReturnAddress);
+  EXPECT_EQ(through_stack.state.gpr[kRsp], 0x7078u);
+  Emulated notrack({0x3E, 0xFF, 0xE2});  // notrack jmp *%rdx (a switch's jump table)
+  EXPECT_EQ(notrack.state.rip, State().gpr[kRdx]);
+  // jmp *disp(%rip): the first instruction of a PLT entry.
+  auto plt = Decode({0xF2, 0xFF, 0x25, 0x00, 0x00, 0x00, 0x00});
+  ASSERT_TRUE(plt);
+  X86State state = State();
+  state.rip = 0x7080 - 7;
+  FakeMemory memory;
+  ASSERT_TRUE(EmulateX86(*plt, state, memory));
+  EXPECT_EQ(state.rip, FakeMemory::kReturnAddress);
+}
+
+// A branch to a non-canonical address faults on the branch itself: left to the CPU.
+TEST(X86DecoderTest, NonCanonicalTargetsAreNotEmulated) {
+  X86State state = State();
+  state.gpr[kRax] = 0x0000800000000000;
+  FakeMemory memory;
+  EXPECT_FALSE(EmulateX86(*Decode({0xFF, 0xE0}), state, memory));  // jmp *%rax
+  EXPECT_FALSE(EmulateX86(*Decode({0xFF, 0xD0}), state, memory));  // call *%rax
+  EXPECT_EQ(state.rip, State().rip);
+  EXPECT_EQ(state.gpr[kRsp], State().gpr[kRsp]);
+  EXPECT_EQ(memory.Load64(0x7078), FakeMemory().Load64(0x7078));  // nothing pushed
+  memory.Store64(0x7080, 0xFFFF000000000000);
+  EXPECT_FALSE(EmulateX86(*Decode({0xC3}), state, memory));
+  EXPECT_EQ(state.gpr[kRsp], State().gpr[kRsp]);
+}
+
+// A read-modify-write whose write faults (a read-only page) changes nothing: neither memory
+// nor the flags, nor RIP.
+TEST(X86DecoderTest, AFaultingWriteLeavesEverythingUnchanged) {
+  for (std::vector<uint8_t> bytes : std::vector<std::vector<uint8_t>>{
+           {0x83, 0x45, 0xFC, 0x01},        // addl $1,-4(%rbp)
+           {0x48, 0xFF, 0x45, 0xF8},        // incq -8(%rbp)
+           {0x48, 0xC1, 0x65, 0xF8, 0x03},  // shlq $3,-8(%rbp)
+           {0x0F, 0x94, 0x45, 0xFF},        // sete -1(%rbp)
+           {0xE8, 0, 0, 0, 0},              // call: the push faults
+           {0x6A, 0x01},                    // push $1
+       }) {
+    auto decoded = Decode(bytes);
+    ASSERT_TRUE(decoded) << ::testing::PrintToString(bytes);
+    X86State state = State();
+    FakeMemory memory;
+    memory.read_only = true;
+    EXPECT_FALSE(EmulateX86(*decoded, state, memory)) << ::testing::PrintToString(bytes);
+    EXPECT_EQ(state.gpr, State().gpr);
+    EXPECT_EQ(state.rip, State().rip);
+    EXPECT_EQ(state.rflags, State().rflags);
+    EXPECT_EQ(memory.bytes, FakeMemory().bytes);
+  }
+  // cmov reads its memory operand even when the condition is false: an unreadable one faults.
+  X86State state = State();
+  state.gpr[kRbx] = 0x10;
+  FakeMemory memory;
+  EXPECT_FALSE(EmulateX86(*Decode({0x48, 0x0F, 0x44, 0x03}), state, memory));  // cmove (%rbx)
+  EXPECT_EQ(state.gpr, [] {
+    X86State expected = State();
+    expected.gpr[kRbx] = 0x10;
+    return expected.gpr;
+  }());
+}
+
+TEST(X86DecoderTest, SegmentAndAbsoluteAddressing) {
+  // mov %fs:0x28,%rax (the stack protector's canary) reads fs_base + 0x28.
+  auto canary = Decode({0x64, 0x48, 0x8B, 0x04, 0x25, 0x28, 0, 0, 0});
+  ASSERT_TRUE(canary);
+  EXPECT_EQ(canary->memory.segment, 0x64);
+  EXPECT_EQ(canary->memory.base, -1);
+  X86State state = State();
+  state.fs_base = 0x7000;
+  FakeMemory memory;
+  ASSERT_TRUE(EmulateX86(*canary, state, memory));
+  EXPECT_EQ(state.gpr[kRax], memory.Load64(0x7028));
+  Emulated absolute({0x8B, 0x04, 0x25, 0x10, 0x70, 0, 0});  // mov 0x7010,%eax
+  ASSERT_TRUE(absolute.ok);
+  EXPECT_EQ(absolute.state.gpr[kRax], absolute.memory.Load64(0x7010) & 0xFFFFFFFF);
+  auto gs = Decode({0x65, 0x48, 0x8B, 0x04, 0x25, 0x08, 0, 0, 0});
+  state.gs_base = 0x7040;
+  ASSERT_TRUE(EmulateX86(*gs, state, memory));
+  EXPECT_EQ(state.gpr[kRax], memory.Load64(0x7048));
 }
 
 TEST(X86DecoderTest, NeverReadsPastFifteenBytes) {
@@ -316,15 +442,11 @@ TEST(X86DecoderTest, DecodesGccPrologueAndEpilogue) {
   std::vector<int> lengths;
   for (size_t at = 0; at < code.size();) {
     auto decoded = DecodeX86(std::span(code).subspan(at));
-    if (!decoded) {
-      lengths.push_back(-static_cast<int>(at));
-      at += 3;  // add %rax,%rax / add %rdx,%rax: 3 bytes, not emulated
-      continue;
-    }
+    ASSERT_TRUE(decoded) << "at " << at;
     lengths.push_back(decoded->length);
     at += decoded->length;
   }
-  EXPECT_EQ(lengths, (std::vector<int>{1, 3, 4, 4, 3, -15, -18, 4, 1, 1}));
+  EXPECT_EQ(lengths, (std::vector<int>{1, 3, 4, 4, 3, 3, 3, 4, 1, 1}));
 }
 
 }  // namespace
