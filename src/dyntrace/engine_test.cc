@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,8 +85,10 @@ struct TracedRun {
 
 // `arm_return_addresses`: RETEP as for a procedure whose rets could not be found (a tail call,
 // a jump table): a breakpoint at the return address armed at every entry.
+// `single_step_all`: the ptrace engine runs every displaced instruction on the CPU.
 void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv, Engine engine,
-               TracedRun& run, const Selection& selection = {}, bool arm_return_addresses = false) {
+               TracedRun& run, const Selection& selection = {}, bool arm_return_addresses = false,
+               bool single_step_all = false) {
   tsf::Module module = ParseModule(tsf_text);
   ASSERT_FALSE(module.tracepoints.empty());
   int pipe_fds[2];
@@ -111,6 +114,7 @@ void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv
   if (engine == Engine::kPtrace) {
     auto attached = PtraceEngine::Attach(*child, *compiled, run.sink, true);
     ASSERT_TRUE(attached) << attached.error().message;
+    if (single_step_all) (*attached)->SingleStepEverySite();
     bool exited = false;
     auto ran = (*attached)->Run(stop, run.status, exited);
     ASSERT_TRUE(ran) << ran.error().message;
@@ -234,8 +238,8 @@ TEST_F(PtraceTest, RecordsEveryKindOfTracepointInAPieExecutable) {
 }
 
 // dt_loop's probe_target at -O0 (x86_emulator_test.cc decodes the same bytes): a tracepoint on
-// most instructions, and RETEP, which shares the ret with minor 9. All but `add %rax,%rax` are
-// emulated; the values recorded after each emulated instruction show it ran.
+// most instructions, and RETEP, which shares the ret with minor 9. All are emulated; the values
+// recorded after each emulated instruction show it ran.
 TEST_F(PtraceTest, EmulatesTheDisplacedInstructionInsteadOfSingleStepping) {
   const std::vector<uint8_t> expected_code = {0x55, 0x48, 0x89, 0xE5, 0x48, 0x89, 0x7D, 0xF8, 0x48,
                                               0x8B, 0x55, 0xF8, 0x48, 0x89, 0xD0, 0x48, 0x01, 0xC0,
@@ -294,9 +298,9 @@ TRACE MINOR=10, TP=.probe_target,RETEP, REGS=(RAX)
     EXPECT_EQ(LoadLe(at_ret, 8, 8), caller_rbp);
     EXPECT_EQ(LoadLe(hits[10][i].data, 0, 8), static_cast<uint64_t>(3 * i + 1));
   }
-  // add %rax,%rax (+15) is single-stepped; the 8 other sites are emulated.
-  EXPECT_EQ(run.stats.single_steps, 1u * kCalls);
-  EXPECT_EQ(run.stats.emulated, 8u * kCalls);
+  // add %rax,%rax (+15) included: every site is emulated.
+  EXPECT_EQ(run.stats.single_steps, 0u);
+  EXPECT_EQ(run.stats.emulated, 9u * kCalls);
   ASSERT_EQ(run.compiled[9].site.return_sites.size(), 1u);
   EXPECT_EQ(run.compiled[9].site.return_sites[0], run.compiled[8].site.address);
 }
@@ -400,8 +404,8 @@ TEST_F(PtraceTest, FourThreadsLoseNoHit) {
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"}));
 }
 
-// The stop-the-world paths with four threads: a site whose instruction is not emulated (the first
-// one in worker_step the emulator refuses) and RETEP armed at the return address.
+// The stop-the-world paths with four threads: every site single-stepped (worker_step's second
+// instruction and the return address RETEP arms).
 TEST_F(PtraceTest, FourThreadsThroughSingleStepsAndArmedReturns) {
   auto elf = ElfModule::Open(TestProgram("dt_threads"));
   ASSERT_TRUE(elf);
@@ -409,25 +413,88 @@ TEST_F(PtraceTest, FourThreadsThroughSingleStepsAndArmedReturns) {
   ASSERT_TRUE(symbol);
   auto code = elf->ReadBytes(symbol->value, symbol->size);
   ASSERT_TRUE(code);
-  size_t offset = 0;
-  while (offset < code->size() && DecodeX86(std::span(*code).subspan(offset))) {
-    offset += *X86InstructionLength(std::span(*code).subspan(offset));
-  }
-  ASSERT_LT(offset, code->size()) << "every instruction of worker_step is emulated";
+  size_t offset = *X86InstructionLength(*code);
   TracedRun run;
   RunTraced(fmt::format("MODNAME = dt_threads\nMAJOR = 0x66\n"
                         "TRACE MINOR=1, TP=.worker_step+{}, REGS=(RDI,RSI)\n"
                         "TRACE MINOR=2, TP=.worker_step,RETEP, REGS=(RAX)\n",
                         offset),
             {TestProgram("dt_threads"), "150"}, Engine::kPtrace, run, {},
-            /*arm_return_addresses=*/true);
+            /*arm_return_addresses=*/true, /*single_step_all=*/true);
   std::map<uint64_t, int> per_thread;
   for (const CollectedHit& hit : run.sink.OfMinor(1)) ++per_thread[LoadLe(hit.data, 0, 8)];
   EXPECT_EQ(per_thread.size(), 4u);
   for (const auto& [thread, count] : per_thread) EXPECT_EQ(count, 150) << "thread " << thread;
   EXPECT_EQ(run.sink.OfMinor(2).size(), 600u);
-  EXPECT_GE(run.stats.single_steps, 600u);
+  EXPECT_GE(run.stats.single_steps, 1200u);
+  EXPECT_EQ(run.stats.emulated, 0u);
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"}));
+}
+
+// A tracepoint on every instruction of dt_forms's forms(), recording the registers and the top
+// of the stack: with the emulator and with every site single-stepped (the CPU's own execution)
+// the records are identical hit for hit, and the program prints what it prints untraced. Address
+// randomization is off in the child so both runs see the same stack and TLS addresses.
+TEST_F(PtraceTest, EmulationMatchesTheCpuOnEveryInstructionOfAFunction) {
+  auto elf = ElfModule::Open(TestProgram("dt_forms"));
+  ASSERT_TRUE(elf) << elf.error().message;
+  auto symbol = elf->FindSymbol("forms");
+  ASSERT_TRUE(symbol);
+  auto code = elf->ReadBytes(symbol->value, symbol->size);
+  ASSERT_TRUE(code);
+  std::string tsf = "MODNAME = dt_forms\nMAJOR = 0x71\nMAXDATALENGTH = 200\n";
+  std::vector<bool> emulated_site(1);  // by minor
+  std::vector<size_t> site_offset(1);
+  for (size_t offset = 0; offset < code->size();) {
+    auto length = X86InstructionLength(std::span(*code).subspan(offset));
+    ASSERT_TRUE(length) << "at +" << offset;
+    tsf += fmt::format(
+        "TRACE MINOR={}, TP=.forms+{}, REGS=(RAX,RBX,RCX,RDX,RSI,RDI,RBP,RSP,R8,R12,RFLAGS,RIP),"
+        " MEM32=(RSP,DIRECT,48)\n",
+        emulated_site.size(), offset);
+    emulated_site.push_back(DecodeX86(std::span(*code).subspan(offset)).has_value());
+    site_offset.push_back(offset);
+    offset += *length;
+  }
+  ASSERT_GT(emulated_site.size(), 60u);
+  constexpr int kCalls = 40;
+  std::vector<std::string> argv = {TestProgram("dt_forms"), std::to_string(kCalls)};
+  int persona = personality(0xFFFFFFFF);
+  personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE);
+  TracedRun emulated;
+  RunTraced(tsf, argv, Engine::kPtrace, emulated);
+  TracedRun stepped;
+  RunTraced(tsf, argv, Engine::kPtrace, stepped, {}, false, /*single_step_all=*/true);
+  personality(static_cast<unsigned long>(persona));
+  ASSERT_FALSE(HasFatalFailure());
+
+  std::string plain = RunPlain(argv);
+  EXPECT_EQ(emulated.output, plain);
+  EXPECT_EQ(stepped.output, plain);
+  EXPECT_TRUE(WIFEXITED(emulated.status) && WEXITSTATUS(emulated.status) == 0);
+  ASSERT_EQ(emulated.sink.hits.size(), stepped.sink.hits.size());
+  uint64_t expected_emulated = 0;
+  uint64_t expected_stepped = 0;
+  // Flags the architecture leaves undefined (AF after logic operations and shifts, OF after
+  // multi-bit shifts) are the emulator's AMD values; compared only on AMD CPUs.
+  uint64_t undefined = testing::AmdCpu() ? 0 : 0x810;
+  for (size_t i = 0; i < emulated.sink.hits.size(); ++i) {
+    CollectedHit a = emulated.sink.hits[i];
+    CollectedHit b = stepped.sink.hits[i];
+    ASSERT_EQ(a.minor, b.minor) << "hit " << i;
+    ASSERT_EQ(a.data.size(), 96u + 3u + 48u);
+    for (auto* data : {&a.data, &b.data}) (*data)[80] &= static_cast<uint8_t>(~undefined);
+    for (auto* data : {&a.data, &b.data}) (*data)[81] &= static_cast<uint8_t>(~(undefined >> 8));
+    ASSERT_EQ(a.data, b.data) << "hit " << i << " at minor " << a.minor << " (+"
+                              << site_offset[a.minor] << ")";
+    (emulated_site[a.minor] ? expected_emulated : expected_stepped) += 1;
+  }
+  // pushfq and imul are the two sites left to the CPU, once per call.
+  EXPECT_EQ(expected_stepped, 2u * kCalls);
+  EXPECT_EQ(emulated.stats.emulated, expected_emulated);
+  EXPECT_EQ(emulated.stats.single_steps, expected_stepped);
+  EXPECT_EQ(stepped.stats.emulated, 0u);
+  EXPECT_EQ(stepped.stats.single_steps, expected_emulated + expected_stepped);
 }
 
 TEST_F(PtraceTest, OpcodeMismatchIsRefusedAndTheProgramIsLeftAlone) {

@@ -1,5 +1,6 @@
 #include "dyntrace/test_support.h"
 
+#include <cpuid.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -116,6 +117,12 @@ std::string ReadAll(int fd) {
     text.append(buffer, static_cast<size_t>(n));
   }
   return text;
+}
+
+bool AmdCpu() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return ebx == 0x68747541 && edx == 0x69746E65 && ecx == 0x444D4163;  // "AuthenticAMD"
 }
 
 }  // namespace rastrace::dyntrace::testing

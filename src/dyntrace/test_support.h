@@ -47,6 +47,9 @@ std::string StripWithDebugLink(const std::string& name, const std::string& dir,
 std::string PtraceUnavailableReason();
 std::string UprobeUnavailableReason();
 
+// True on an AMD CPU, whose values for architecturally undefined flags the emulator gives.
+bool AmdCpu();
+
 // Little-endian helpers for checking record bytes.
 uint64_t LoadLe(const std::vector<uint8_t>& bytes, size_t at, size_t size);
 // Reads a whole file descriptor until EOF.

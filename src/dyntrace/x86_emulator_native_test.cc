@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "dyntrace/test_support.h"
 #include "dyntrace/x86_emulator.h"
 #include "dyntrace/x86_emulator_alu.h"
 
@@ -139,6 +140,13 @@ uint64_t FsBase() {
   uint64_t base = 0;
   syscall(SYS_arch_prctl, ARCH_GET_FS, &base);
   return base;
+}
+
+// The emulator gives architecturally undefined flags (AF after logic operations and shifts, OF
+// after shifts by more than 1) the values AMD CPUs produce; elsewhere they are not compared.
+uint64_t Undefined(uint64_t flags) {
+  static const bool amd = testing::AmdCpu();
+  return amd ? 0 : flags;
 }
 
 const std::vector<uint64_t> kValues = {0,
@@ -306,7 +314,7 @@ TEST_F(NativeTest, AluOperationsInEveryFormAndWidth) {
 
 TEST_F(NativeTest, TestIncDecNegNot) {
   // and/test leave AF undefined: compared without it.
-  constexpr uint64_t kLogic = kStatusFlags & ~kAf;
+  const uint64_t kLogic = kStatusFlags & ~Undefined(kAf);
   for (size_t width : {1, 2, 4, 8}) {
     SCOPED_TRACE(fmt::format("width {}", width));
     uint8_t wide = width == 1 ? 0 : 1;
@@ -338,7 +346,7 @@ TEST_F(NativeTest, ShiftsByImmediateAndByOne) {
         if (masked >= 8 * width) continue;
         SCOPED_TRACE(fmt::format("width {} /{} count {}", width, digit, count));
         // AF is undefined after a shift, OF too for counts above 1.
-        uint64_t mask = kStatusFlags & ~kAf & ~(masked > 1 ? kOf : 0);
+        uint64_t mask = kStatusFlags & ~Undefined(kAf | (masked > 1 ? kOf : 0));
         std::vector<uint8_t> reg = RegReg(width, {static_cast<uint8_t>(0xC0 | wide)}, digit, kR12);
         reg.push_back(static_cast<uint8_t>(count));
         CheckValues(reg, mask);
@@ -348,7 +356,7 @@ TEST_F(NativeTest, ShiftsByImmediateAndByOne) {
         if (HasFatalFailure()) return;
       }
       CheckValues(RegReg(width, {static_cast<uint8_t>(0xD0 | wide)}, digit, kRax),
-                  kStatusFlags & ~kAf);
+                  kStatusFlags & ~Undefined(kAf));
     }
   }
 }
