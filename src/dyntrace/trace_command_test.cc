@@ -373,6 +373,46 @@ TEST_F(TraceCommandTest, AModuleLoadedLaterIsAttachedWhenItIsMapped) {
 #endif
 }
 
+// dlclose unmaps the module (its breakpoints are forgotten, not restored into memory that is no
+// longer its) and a second dlopen maps it afresh: the tracepoints are attached again, and the
+// data symbol is read at its new address (dl_calls counts from 0 again).
+TEST_F(TraceCommandTest, AModuleClosedAndLoadedAgainIsAttachedAgain) {
+#ifndef RASTRACE_DYNTRACE_TEST_HAVE_LOG
+  GTEST_SKIP() << "the event part (log reader) is not in this build";
+#else
+  std::string library = TestProgram("libdtdl.so");
+  ASSERT_TRUE(fs::exists(library));
+  std::ofstream(dir_ / "dl.tsf") << "MODNAME = libdtdl.so\nMAJOR = 0x300\n"
+                                    "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI),\n"
+                                    "      MEM32=(.dl_calls,DIRECT,4)\n"
+                                    "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
+  auto plain = RunCommand({TestProgram("dt_dlopen"), library, "3", "3"}, dir_);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "sum 9\nsum 9\nsum 9\n");
+  auto traced = RunCommand({Bin("trace"), "on", "dl.tsf", "--log", "-o", "run.trc", "--",
+                            TestProgram("dt_dlopen"), library, "3", "3"},
+                           dir_);
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_NE(traced.err.find("18 records"), std::string::npos) << traced.err;
+  size_t definitions = 0;
+  std::vector<LoggedHit> hits = ReadHits(dir_ / "run.trc", definitions);
+  ASSERT_EQ(hits.size(), 18u);
+  for (uint32_t round = 0; round < 3; ++round) {
+    for (uint32_t i = 0; i < 3; ++i) {
+      size_t at = 6 * round + 2 * i;
+      EXPECT_EQ(hits[at].minor, 1);
+      EXPECT_EQ(hits[at].data, (std::vector<uint8_t>{static_cast<uint8_t>(i), 0, 0, 0, 0, 4, 0,
+                                                     static_cast<uint8_t>(i), 0, 0, 0}))
+          << "round " << round << " call " << i;
+      EXPECT_EQ(hits[at + 1].minor, 2);
+      EXPECT_EQ(hits[at + 1].data,
+                (std::vector<uint8_t>{static_cast<uint8_t>(2 * i + 1), 0, 0, 0}));
+    }
+  }
+#endif
+}
+
 TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   int out_pipe[2];
   ASSERT_EQ(pipe(out_pipe), 0);
