@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "event/format.h"
+#include "event/s2.h"
 #include "export/text_escape.h"
 
 namespace rastrace::exporter {
@@ -290,7 +291,7 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
       // label stays in its args' text.
       std::string_view slice_name = rule.name;
       if (rule.name_in_buffer && e.generic) {
-        const auto named = ReadS2(e.buffer, *rule.name_in_buffer, record.item->byte_order);
+        const auto named = event::ReadS2(e.buffer, *rule.name_in_buffer, record.item->byte_order);
         if (named && !named->empty()) slice_name = *named;
       }
       BeginSlice(record, track, ts, slice_name, slice);

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "event/format.h"
+#include "event/s2.h"
 #include "export/process_table.h"
 
 namespace rastrace::exporter {
@@ -177,9 +178,9 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
 
   if (e.hook_id == event::kHookHeader && e.generic) {
     // The header's buffer: sysname, nodename, ... as S2 strings.
-    const auto sysname = ReadS2(e.buffer, 0, record.item->byte_order);
-    if (sysname) {
-      const auto node = ReadS2(e.buffer, 2 + sysname->size(), record.item->byte_order);
+    const ByteOrder order = record.item->byte_order;
+    if (const auto node_at = event::S2End(e.buffer, 0, order)) {
+      const auto node = event::ReadS2(e.buffer, *node_at, order);
       if (node) {
         if (hosts_.size() <= origin) hosts_.resize(origin + 1);
         hosts_[origin] = std::string(*node);

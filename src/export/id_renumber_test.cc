@@ -11,6 +11,7 @@
 
 #include "event/format.h"
 #include "event/reader.h"
+#include "event/s2.h"
 #include "export/export_run.h"
 #include "export/merge_writer.h"
 #include "export/process_table.h"
@@ -73,7 +74,7 @@ TEST(ExportIdRenumber, LaterSourcesIdsGetUnusedNumbersInEveryFieldThatCarriesThe
   while (reader->Next(e) == event::ReadStatus::kEvent) {
     auto& out = seen[source];
     if (e.hook_id == event::kHookUtil) {
-      if (e.subhook == event::kUtilSource) source = std::string(*ReadS2(e.buffer, 0, order));
+      if (e.subhook == event::kUtilSource) source = std::string(*event::ReadS2(e.buffer, 0, order));
       if (e.subhook == event::kUtilRenumbered) {
         mapping[source][e.words[0]] = e.words[1];
         EXPECT_EQ(e.thread_id, 0u);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "event/format.h"
+#include "event/s2.h"
 #include "event/timebase.h"
 #include "export/id_renumber.h"
 #include "export/process_table.h"
@@ -13,11 +14,10 @@ namespace rastrace::exporter {
 namespace {
 
 std::vector<uint8_t> SourceBuffer(std::string_view name, ByteOrder order) {
-  // S2: the length fits 2 bytes; longer names are cut (a name is a label, not data).
-  const size_t length = std::min<size_t>(name.size(), 0xFFFF - 2);
-  std::vector<uint8_t> buffer(2 + length);
-  Store<uint16_t>(buffer.data(), static_cast<uint16_t>(length), order);
-  std::copy_n(name.begin(), length, buffer.begin() + 2);
+  // Longer names are cut so that the whole buffer, length included, fits a generic event's 2-byte
+  // length (a name is a label, not data).
+  std::vector<uint8_t> buffer;
+  event::AppendS2(name.substr(0, event::kS2MaxLength - 2), order, buffer);
   return buffer;
 }
 

@@ -4,6 +4,7 @@
 
 #include "event/format.h"
 #include "event/reader.h"
+#include "event/s2.h"
 #include "event/timebase.h"
 #include "export/process_table.h"
 #include "export/test_logs.h"
@@ -62,7 +63,7 @@ TEST(ExportMergeWriter, MergesInTimeOrderKeepingSourcesAndConvertingToNanosecond
       continue;
     }
     if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilSource) {
-      current_source = std::string(*ReadS2(e.buffer, 0, reader->byte_order()));
+      current_source = std::string(*event::ReadS2(e.buffer, 0, reader->byte_order()));
       continue;
     }
     if (e.hook_id == event::kHookUtil) continue;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "event/format.h"
+#include "event/s2.h"
 #include "export/process_table.h"
 
 namespace rastrace::exporter {
@@ -123,7 +124,7 @@ void MergedStream::Advance(size_t index) {
     if (e.generic && e.layout == event::Layout::k64 && UtilitySubhook(e) == event::kUtilSource) {
       // A merged log announces the origin of the events that follow; it is consumed here so that
       // every consumer sees origins the same way, however many merges deep.
-      const auto name = ReadS2(e.buffer, 0, order);
+      const auto name = event::ReadS2(e.buffer, 0, order);
       auto [it, added] = input.source_origins.try_emplace(e.generic_word, origins_.size());
       if (added) {
         origins_.push_back(

@@ -1,22 +1,13 @@
 #include "export/process_table.h"
 
 #include "event/format.h"
+#include "event/s2.h"
 
 namespace rastrace::exporter {
 
 namespace {
 constexpr size_t kProcessIdsBytes = 16;  // ppid:8 tid:8 before the path of a 0x100 event
 }  // namespace
-
-std::optional<std::string_view> ReadS2(std::span<const uint8_t> buffer, size_t offset,
-                                       ByteOrder order) {
-  if (offset > buffer.size() || buffer.size() - offset < 2) return std::nullopt;
-  const size_t length = Load16(buffer.data() + offset, order);
-  if (buffer.size() - offset - 2 < length) return std::nullopt;
-  std::string_view text(reinterpret_cast<const char*>(buffer.data() + offset + 2), length);
-  while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
-  return text;
-}
 
 std::optional<uint16_t> UtilitySubhook(const event::Event& e) {
   if (e.hook_id != event::kHookUtil) return std::nullopt;
@@ -35,7 +26,7 @@ std::string_view BaseName(std::string_view path) {
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
   if (event.layout != event::Layout::k64) return false;  // rastrace writes these 64-bit only
   if (event.hook_id == event::kHookExec && event.generic) {
-    const auto path = ReadS2(event.buffer, 0, order);
+    const auto path = event::ReadS2(event.buffer, 0, order);
     if (!path) return false;
     exec_path_[event.generic_word] = std::string(*path);
     ++generation_;
@@ -63,7 +54,7 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
   switch (event.subhook) {
     case event::kUtilProcess: {
       if (event.buffer.size() < kProcessIdsBytes) return false;
-      const auto path = ReadS2(event.buffer, kProcessIdsBytes, order);
+      const auto path = event::ReadS2(event.buffer, kProcessIdsBytes, order);
       if (!path) return false;
       const uint64_t pid = event.generic_word;
       const uint64_t tid = Load64(event.buffer.data() + 8, order);
@@ -73,20 +64,19 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
       return true;
     }
     case event::kUtilExec: {
-      const auto path = ReadS2(event.buffer, 0, order);
+      const auto path = event::ReadS2(event.buffer, 0, order);
       if (!path) return false;
       exec_path_[event.generic_word] = std::string(*path);
       ++generation_;
       return true;
     }
     case event::kUtilThreadName: {
-      const auto name = ReadS2(event.buffer, 0, order);
+      const auto name = event::ReadS2(event.buffer, 0, order);
       if (!name) return false;
       thread_name_[event.generic_word] = std::string(*name);
       // The recorder puts the thread's pid after the name (docs/log-format.md, 00A/104).
-      if (const size_t at = 2 + size_t{Load16(event.buffer.data(), order)};
-          event.buffer.size() >= at + 8) {
-        if (const uint64_t pid = Load64(event.buffer.data() + at, order); pid != 0) {
+      if (const auto at = event::S2End(event.buffer, 0, order); event.buffer.size() >= *at + 8) {
+        if (const uint64_t pid = Load64(event.buffer.data() + *at, order); pid != 0) {
           pid_of_tid_[event.generic_word] = pid;
         }
       }

@@ -40,11 +40,6 @@ class ProcessTable {
   uint64_t generation_ = 0;
 };
 
-// Reads an S2 string (2-byte length in `order`, then the bytes) at `offset` of `buffer`. Trailing
-// NULs are dropped. nullopt when the length runs past the buffer.
-std::optional<std::string_view> ReadS2(std::span<const uint8_t> buffer, size_t offset,
-                                       ByteOrder order);
-
 // The subhook of a 00A utility event; nullopt for other events. A recorded 32-bit generic event has
 // no subhook field (its hook data is the buffer length): there the subhook is the data word.
 std::optional<uint16_t> UtilitySubhook(const event::Event& e);

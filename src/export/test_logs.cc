@@ -11,6 +11,7 @@
 
 #include "event/encode.h"
 #include "event/format.h"
+#include "event/s2.h"
 #include "event/timebase.h"
 
 namespace rastrace::exporter::testing {
@@ -20,9 +21,8 @@ LogBuilder::LogBuilder(ByteOrder order, event::Layout layout) : order_(order), l
 }
 
 std::vector<uint8_t> LogBuilder::S2(std::string_view text) const {
-  std::vector<uint8_t> out(2 + text.size());
-  Store<uint16_t>(out.data(), static_cast<uint16_t>(text.size()), order_);
-  std::copy(text.begin(), text.end(), out.begin() + 2);
+  std::vector<uint8_t> out;
+  event::AppendS2(text, order_, out);
   return out;
 }
 

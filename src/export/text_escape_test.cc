@@ -46,15 +46,7 @@ TEST(ExportTextEscape, HexAndIds) {
   EXPECT_EQ(TemplateIdText(0x00A0), "00A");
 }
 
-TEST(ExportProcessTable, ReadsS2StringsWithoutReadingPastTheBuffer) {
-  const std::vector<uint8_t> ok = {0x03, 0x00, 'a', 'b', 'c'};
-  EXPECT_EQ(ReadS2(ok, 0, ByteOrder::kLittle), "abc");
-  const std::vector<uint8_t> nul = {0x00, 0x04, 'a', 'b', 0, 0};
-  EXPECT_EQ(ReadS2(nul, 0, ByteOrder::kBig), "ab");
-  const std::vector<uint8_t> long_length = {0x09, 0x00, 'a'};
-  EXPECT_FALSE(ReadS2(long_length, 0, ByteOrder::kLittle).has_value());
-  EXPECT_FALSE(ReadS2(ok, 4, ByteOrder::kLittle).has_value());
-  EXPECT_FALSE(ReadS2(ok, 99, ByteOrder::kLittle).has_value());
+TEST(ExportProcessTable, BaseNameIsTheLastComponent) {
   EXPECT_EQ(BaseName("/usr/bin/ls"), "ls");
   EXPECT_EQ(BaseName("ls"), "ls");
   EXPECT_EQ(BaseName("/opt/app/"), "app");

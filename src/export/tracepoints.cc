@@ -1,6 +1,7 @@
 #include "export/tracepoints.h"
 
 #include "event/format.h"
+#include "event/s2.h"
 #include "export/process_table.h"
 
 namespace rastrace::exporter {
@@ -8,7 +9,7 @@ namespace rastrace::exporter {
 bool TracepointTable::Observe(const event::Event& e, ByteOrder order) {
   if (!e.generic || e.layout != event::Layout::k64) return false;
   if (UtilitySubhook(e) != event::kUtilTracepointDef) return false;
-  const auto name = ReadS2(e.buffer, 0, order);
+  const auto name = event::ReadS2(e.buffer, 0, order);
   if (!name) return false;
   const auto key = static_cast<uint32_t>(e.generic_word);  // major | minor << 16
   const auto kind_value = static_cast<uint16_t>(e.generic_word >> 32);

@@ -12,6 +12,7 @@
 
 #include "event/encode.h"
 #include "event/format.h"
+#include "event/s2.h"
 
 namespace rastrace::recorder {
 namespace {
@@ -93,14 +94,6 @@ SessionInfo GatherSessionInfo() {
   return info;
 }
 
-void AppendS2(std::string_view text, std::vector<uint8_t>& out) {
-  text = text.substr(0, 0xFFFF);
-  uint8_t length[2];
-  Store<uint16_t>(length, static_cast<uint16_t>(text.size()), kOrder);
-  out.insert(out.end(), length, length + 2);
-  out.insert(out.end(), text.begin(), text.end());
-}
-
 void AppendHeaderEvents(const SessionInfo& info, std::vector<uint8_t>& out) {
   const uint64_t tid = info.start_thread;
   const uint64_t ts = info.start_timestamp;
@@ -112,7 +105,7 @@ void AppendHeaderEvents(const SessionInfo& info, std::vector<uint8_t>& out) {
   std::vector<uint8_t> strings;
   for (const std::string* s : {&info.sysname, &info.nodename, &info.release, &info.version,
                                &info.machine, &info.command_line}) {
-    AppendS2(*s, strings);
+    event::AppendS2(*s, kOrder, strings);
   }
   // A command line over 64 KiB would not fit in the 16-bit length: keep the part that does.
   if (strings.size() > 0xFFFF) strings.resize(0xFFFF);
@@ -128,7 +121,7 @@ void AppendHeaderEvents(const SessionInfo& info, std::vector<uint8_t>& out) {
   std::vector<uint8_t> process(16);
   Store<uint64_t>(process.data(), info.ppid, kOrder);
   Store<uint64_t>(process.data() + 8, info.pid, kOrder);  // the main thread's tid is the pid
-  AppendS2(info.exec_path, process);
+  event::AppendS2(info.exec_path, kOrder, process);
   AppendEvent(Generic(event::kHookUtil, event::kUtilProcess, info.pid, process, tid, ts), out);
 }
 
@@ -149,7 +142,7 @@ void AppendLogWrapped(uint64_t count, uint64_t thread_id, uint64_t timestamp,
 void AppendThreadName(uint64_t thread_id, std::string_view name, uint64_t pid,
                       std::vector<uint8_t>& out) {
   std::vector<uint8_t> buffer;
-  AppendS2(name, buffer);
+  event::AppendS2(name, kOrder, buffer);
   buffer.resize(buffer.size() + 8);
   Store<uint64_t>(buffer.data() + buffer.size() - 8, pid, kOrder);
   AppendEvent(Generic(event::kHookUtil, event::kUtilThreadName, thread_id, buffer, thread_id, 0,

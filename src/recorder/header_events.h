@@ -33,9 +33,6 @@ struct SessionInfo {
 // Fills everything but the timestamp, conversion and options from the running process.
 SessionInfo GatherSessionInfo();
 
-// Appends a 2-byte length in native order, then the bytes (at most 65535 of them).
-void AppendS2(std::string_view text, std::vector<uint8_t>& out);
-
 // TRACE ON for each channel in info.channels, then 003, 00A/25C, 00A/101, 00A/102, 00A/100.
 void AppendHeaderEvents(const SessionInfo& info, std::vector<uint8_t>& out);
 

@@ -8,6 +8,7 @@
 #include "common/byte_order.h"
 #include "event/format.h"
 #include "event/reader.h"
+#include "event/s2.h"
 
 namespace rastrace::recorder::testing {
 
@@ -40,12 +41,9 @@ Result<std::vector<LoggedEvent>> ReadLog(const std::string& path) {
 
 std::vector<std::string> SplitS2(const std::vector<uint8_t>& buffer, size_t offset) {
   std::vector<std::string> strings;
-  while (offset + 2 <= buffer.size()) {
-    const uint16_t length = Load16(buffer.data() + offset, NativeByteOrder());
-    offset += 2;
-    if (offset + length > buffer.size()) break;
-    strings.emplace_back(reinterpret_cast<const char*>(buffer.data() + offset), length);
-    offset += length;
+  while (const auto text = event::ReadS2(buffer, offset, NativeByteOrder())) {
+    strings.emplace_back(*text);
+    offset = *event::S2End(buffer, offset, NativeByteOrder());
   }
   return strings;
 }

@@ -7,6 +7,7 @@
 
 #include "event/encode.h"
 #include "event/format.h"
+#include "event/s2.h"
 
 namespace rastrace::report {
 
@@ -67,9 +68,8 @@ LogBuilder& LogBuilder::Generic(uint16_t id16, uint16_t subhook, uint64_t word,
 }
 
 std::vector<uint8_t> LogBuilder::S2(std::string_view text) const {
-  std::vector<uint8_t> out(2 + text.size());
-  Store<uint16_t>(out.data(), static_cast<uint16_t>(text.size()), order_);
-  std::memcpy(out.data() + 2, text.data(), text.size());
+  std::vector<uint8_t> out;
+  event::AppendS2(text, order_, out);
   return out;
 }
 

@@ -4,19 +4,22 @@
 #include <mutex>
 
 #include "event/format.h"
+#include "event/s2.h"
 
 namespace rastrace::report {
 
-std::string_view ReadS2(std::span<const uint8_t> bytes, size_t at, ByteOrder order) {
-  if (at + 2 > bytes.size()) return {};
-  size_t length = Load16(bytes.data() + at, order);
-  if (at + 2 + length > bytes.size()) return {};
-  return {reinterpret_cast<const char*>(bytes.data() + at + 2), length};
+namespace {
+
+// A string that does not fit its buffer reads as empty: the table still learns the pid.
+std::string_view S2OrEmpty(std::span<const uint8_t> bytes, size_t at, ByteOrder order) {
+  return event::ReadS2(bytes, at, order).value_or(std::string_view{});
 }
+
+}  // namespace
 
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order, uint64_t sequence) {
   if (event.hook_id == event::kHookExec && event.generic) {
-    SetPath(event.generic_word, ReadS2(event.buffer, 0, order), sequence);
+    SetPath(event.generic_word, S2OrEmpty(event.buffer, 0, order), sequence);
     return true;
   }
   if (event.hook_id == event::kHookFork && !event.generic && event.word_count >= 2) {
@@ -31,19 +34,20 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order, uint64_t 
     case event::kUtilProcess: {
       if (buffer.size() < 16) return false;
       uint64_t tid = Load64(buffer.data() + 8, order);
-      SetPath(event.generic_word, ReadS2(buffer, 16, order), sequence);
+      SetPath(event.generic_word, S2OrEmpty(buffer, 16, order), sequence);
       if (tid != 0) SetThread(tid, event.generic_word);
       return true;
     }
     case event::kUtilExec:
-      SetPath(event.generic_word, ReadS2(buffer, 0, order), sequence);
+      SetPath(event.generic_word, S2OrEmpty(buffer, 0, order), sequence);
       return true;
     case event::kUtilThreadName: {
-      const std::string_view name = ReadS2(buffer, 0, order);
+      const std::string_view name = S2OrEmpty(buffer, 0, order);
       SetThreadName(event.generic_word, name);
       // Recorders since 00A/104 carried it: the thread's pid after the name.
-      if (const size_t at = 2 + name.size(); !name.empty() && buffer.size() >= at + 8) {
-        if (const uint64_t pid = Load64(buffer.data() + at, order); pid != 0) {
+      if (const auto at = event::S2End(buffer, 0, order);
+          !name.empty() && at && buffer.size() >= *at + 8) {
+        if (const uint64_t pid = Load64(buffer.data() + *at, order); pid != 0) {
           SetThread(event.generic_word, pid);
         }
       }

@@ -63,8 +63,4 @@ class ProcessTable {
   std::unordered_map<uint64_t, const std::string*> thread_names_;
 };
 
-// Reads an S2 string (2-byte length in `order`, then the bytes) at `at`; empty when it does not
-// fit in `bytes`.
-std::string_view ReadS2(std::span<const uint8_t> bytes, size_t at, ByteOrder order);
-
 }  // namespace rastrace::report

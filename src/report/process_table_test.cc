@@ -77,11 +77,16 @@ TEST(ProcessTable, LateInstallKeepsHistorySorted) {
 }
 
 TEST(ProcessTable, TruncatedStringsReadAsEmpty) {
-  std::vector<uint8_t> bytes = {5, 0, 'a', 'b'};
-  EXPECT_EQ(ReadS2(bytes, 0, ByteOrder::kLittle), "");
-  bytes = {2, 0, 'a', 'b'};
-  EXPECT_EQ(ReadS2(bytes, 0, ByteOrder::kLittle), "ab");
-  EXPECT_EQ(ReadS2(bytes, 3, ByteOrder::kLittle), "");
+  LogBuilder log;
+  const std::vector<uint8_t> truncated = {5, 0, 'a', 'b'};
+  const std::vector<uint8_t> whole = {2, 0, 'a', 'b'};
+  log.Generic(event::kHookUtil, event::kUtilExec, 7, truncated, 7, 10)
+      .Generic(event::kHookUtil, event::kUtilExec, 8, whole, 8, 20);
+  ProcessTable table;
+  Learn(log, table);
+  EXPECT_EQ(table.PathOf(7), "");
+  EXPECT_EQ(table.PidOfThread(7), 7u);  // the pid is still learned
+  EXPECT_EQ(table.PathOf(8), "ab");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "event/encode.h"
 #include "event/reader.h"
+#include "event/s2.h"
 
 namespace rastrace::report {
 namespace {
@@ -28,15 +29,6 @@ class Decoded {
   std::optional<event::LogReader> reader_;
   event::Event event_;
 };
-
-// Appends an S2 string (2-byte length in `order`, then the text) to `out`.
-void AppendS2(std::string_view text, ByteOrder order, std::vector<uint8_t>& out) {
-  uint8_t length[2];
-  Store<uint16_t>(length, static_cast<uint16_t>(text.size()), order);
-  out.push_back(length[0]);
-  out.push_back(length[1]);
-  for (char c : text) out.push_back(static_cast<uint8_t>(c));
-}
 
 event::EventFields Generic(uint16_t hook, std::vector<uint8_t>& buffer, uint64_t tid) {
   event::EventFields f;
@@ -62,9 +54,9 @@ TEST_P(SyscallTrackerTest, NamesTheCallEachThreadIsInUntilItReturns) {
   const ByteOrder order = GetParam();
   SyscallTracker tracker;
   std::vector<uint8_t> entry(48, 0);
-  AppendS2("openat", order, entry);
+  event::AppendS2("openat", order, entry);
   std::vector<uint8_t> ret;
-  AppendS2("openat", order, ret);
+  event::AppendS2("openat", order, ret);
 
   EXPECT_EQ(tracker.Observe(Decoded(Plain(0x0100, 7), order).get(), 7, order), "");
   EXPECT_EQ(tracker.Observe(Decoded(Generic(0x1010, entry, 7), order).get(), 7, order), "openat");
@@ -80,7 +72,7 @@ TEST_P(SyscallTrackerTest, ReturnWithoutEntryTakesItsOwnNameAndShortBuffersAreEm
   const ByteOrder order = GetParam();
   SyscallTracker tracker;
   std::vector<uint8_t> ret;
-  AppendS2("read", order, ret);
+  event::AppendS2("read", order, ret);
   EXPECT_EQ(tracker.Observe(Decoded(Generic(0x1040, ret, 3), order).get(), 3, order), "read");
   std::vector<uint8_t> short_entry(10, 0xFF);
   EXPECT_EQ(tracker.Observe(Decoded(Generic(0x1010, short_entry, 3), order).get(), 3, order), "");
