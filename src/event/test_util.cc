@@ -1,12 +1,8 @@
 #include "event/test_util.h"
 
 #include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 
 #include "event/encode.h"
 
@@ -92,18 +88,6 @@ std::string Hex(std::span<const uint8_t> bytes) {
   std::string out;
   for (uint8_t b : bytes) out += fmt::format("{:02x}", b);
   return out;
-}
-
-TempDir::TempDir() {
-  std::string pattern = std::string(RASTRACE_BINARY_DIR) + "/event_test_XXXXXX";
-  char* made = ::mkdtemp(pattern.data());
-  EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace rastrace::event::testing

@@ -9,6 +9,7 @@
 #include "common/byte_order.h"
 #include "event/event.h"
 #include "event/reader.h"
+#include "event/temp_dir.h"
 
 namespace rastrace::event::testing {
 
@@ -36,19 +37,5 @@ ReadAll ReadEvents(LogReader& reader);
 ReadAll ReadLog(const std::vector<uint8_t>& log, ReaderOptions options = {});
 
 std::string Hex(std::span<const uint8_t> bytes);
-
-// A fresh directory under the build tree for files a test writes, removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string File(std::string_view name) const { return path_ + "/" + std::string(name); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace rastrace::event::testing

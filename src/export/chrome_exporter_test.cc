@@ -8,20 +8,22 @@
 #include <vector>
 
 #include "event/format.h"
+#include "event/log_builder.h"
+#include "event/temp_dir.h"
 #include "export/export_run.h"
-#include "export/test_logs.h"
+#include "export/test_json.h"
 #include "export/text_escape.h"
 #include "export/trace_event_check.h"
 
 namespace rastrace::exporter {
 namespace {
 
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 using testing::CheckTraceEvents;
 using testing::Json;
-using testing::LogBuilder;
 using testing::ParseJson;
 using testing::ReadFile;
-using testing::TempDir;
 
 constexpr uint16_t kMajor = 0x64;
 constexpr uint16_t kEntryMinor = 1;
@@ -31,7 +33,7 @@ constexpr uint16_t kOtherEntryMinor = 4;
 constexpr uint16_t kOtherReturnMinor = 5;
 
 Json ExportChrome(const LogBuilder& log, const TempDir& dir) {
-  log.WriteTo(dir.File("t.trc"));
+  EXPECT_TRUE(log.WriteTo(dir.File("t.trc")).ok());
   auto stream = MergedStream::Open(std::vector<std::string>{dir.File("t.trc")});
   EXPECT_TRUE(stream.ok());
   auto exporter = CreateExporter(Format::kChrome, dir.File("t.json"), {.stream = &stream.value()});
@@ -125,7 +127,7 @@ TEST(ExportChrome, ArgsHoldTheWholeGenericBuffer) {
   std::string big(60'000, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + 3);
   LogBuilder log;
-  log.Generic(0x4560, 1, 7, 100, 0x1234, big).Hook(0x1230, 0, 7, 200, {1});
+  log.Generic(0x4560, 1, 0x1234, big, 7, 100).Hook(0x1230, 0, {1}, 7, 200);
   const Json doc = ExportChrome(log, dir);
   CheckTraceEvents(doc);
   std::string expected;
@@ -144,12 +146,12 @@ TEST(ExportChrome, ArgsHoldTheWholeGenericBuffer) {
 TEST(ExportChrome, ArgsCarryTheCpuOfTheEventsThread) {
   TempDir dir;
   LogBuilder log;
-  log.Hook(0x1230, 0, 7, 100, {1})  // before its thread's first 00A/108: unknown
+  log.Hook(0x1230, 0, {1}, 7, 100)  // before its thread's first 00A/108: unknown
       .Cpu(7, 2, 150)
-      .Hook(0x1230, 0, 7, 200, {2})
-      .Hook(0x1230, 0, 8, 250, {3})  // another thread: still unknown
+      .Hook(0x1230, 0, {2}, 7, 200)
+      .Hook(0x1230, 0, {3}, 8, 250)  // another thread: still unknown
       .Cpu(7, 0, 300)
-      .Hook(0x1230, 0, 7, 400, {4});
+      .Hook(0x1230, 0, {4}, 7, 400);
   const Json doc = ExportChrome(log, dir);
   std::vector<std::string> cpus;
   for (const Json& e : doc["traceEvents"].array()) {

@@ -8,17 +8,19 @@
 #include <sstream>
 
 #include "event/format.h"
+#include "event/log_builder.h"
+#include "event/temp_dir.h"
 #include "export/export_run.h"
 #include "export/id_renumber.h"
 #include "export/merge_writer.h"
-#include "export/test_logs.h"
+#include "export/test_json.h"
 
 namespace rastrace::exporter {
 namespace {
 
-using testing::LogBuilder;
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 using testing::ReadFile;
-using testing::TempDir;
 
 // The log every CTF test exports: a process table, TRACE ON/OFF, data words, a generic buffer and
 // an event without a timestamp.
@@ -31,15 +33,15 @@ LogBuilder SampleLog() {
     header.append(part);
   }
   log.TimeConversion(1, 1)
-      .Generic(event::kHookHeader, 0, 100, 0, 1700000000, header, /*timestamped=*/false)
+      .Generic(event::kHookHeader, 0, 1700000000, header, 100, /*timestamp=*/-1)
       .Process(100, 1, 100, "/usr/bin/app")
       .Process(100, 1, 101, "/usr/bin/app")
       .ThreadName(101, "worker")
-      .Hook(event::kHookTraceOn, 0, 100, 1000, {0})
-      .Hook(0x1230, 0x0007, 100, 2000, {0x1111, 0x2222, 0xFFFFFFFFFFFFFFFF})
-      .Generic(0x4560, 0x0001, 101, 3000, 0xABCD, "hello")
-      .Hook(0x0150, 0, 102, 0, {}, /*timestamped=*/false)
-      .Hook(event::kHookTraceOff, 0, 100, 4000, {0});
+      .Hook(event::kHookTraceOn, 0, {0}, 100, 1000)
+      .Hook(0x1230, 0x0007, {0x1111, 0x2222, 0xFFFFFFFFFFFFFFFF}, 100, 2000)
+      .Generic(0x4560, 0x0001, 0xABCD, "hello", 101, 3000)
+      .Hook(0x0150, 0, {}, 102, /*timestamp=*/-1)
+      .Hook(event::kHookTraceOff, 0, {0}, 100, 4000);
   return log;
 }
 
@@ -53,7 +55,7 @@ Result<ExportSummary> ExportCtf(const std::vector<std::string>& logs, const std:
 
 TEST(ExportCtf, MetadataDeclaresOneClassPerHookAndKind) {
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   auto summary = ExportCtf({dir.File("a.trc")}, dir.File("ctf"));
   ASSERT_TRUE(summary.ok()) << summary.error().message;
   EXPECT_EQ(summary->events, 10u);
@@ -85,9 +87,9 @@ TEST(ExportCtf, MetadataDeclaresOneClassPerHookAndKind) {
 
 TEST(ExportCtf, RefusesADirectoryHoldingOtherFiles) {
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   std::filesystem::create_directories(dir.File("out"));
-  LogBuilder().WriteTo(dir.File("out/notes.txt"));
+  EXPECT_TRUE(LogBuilder().WriteTo(dir.File("out/notes.txt")).ok());
   auto summary = ExportCtf({dir.File("a.trc")}, dir.File("out"));
   ASSERT_FALSE(summary.ok());
   EXPECT_NE(summary.error().message.find("notes.txt"), std::string::npos);
@@ -97,8 +99,8 @@ TEST(ExportCtf, LargeLogsSplitIntoPacketsThatEachHoldWholeEvents) {
   TempDir dir;
   LogBuilder log;
   const std::string buffer(4000, 'x');
-  for (int i = 0; i < 200; ++i) log.Generic(0x4560, 0, 1, 10 + static_cast<uint64_t>(i), i, buffer);
-  log.WriteTo(dir.File("big.trc"));
+  for (int i = 0; i < 200; ++i) log.Generic(0x4560, 0, i, buffer, 1, 10 + static_cast<uint64_t>(i));
+  EXPECT_TRUE(log.WriteTo(dir.File("big.trc")).ok());
   ASSERT_TRUE(ExportCtf({dir.File("big.trc")}, dir.File("ctf")).ok());
   const std::string stream = ReadFile(dir.File("ctf/stream_0"));
   size_t at = 0;
@@ -159,7 +161,7 @@ TEST(ExportCtf, Babeltrace2ReadsEveryEventWithItsFieldsAndNoWarnings) {
   if (!HaveBabeltrace())
     GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   ASSERT_TRUE(ExportCtf({dir.File("a.trc")}, dir.File("ctf")).ok());
   const CommandRun run = Babeltrace(dir, dir.File("ctf"));
   ASSERT_EQ(run.status, 0) << run.err;
@@ -201,8 +203,8 @@ TEST(ExportCtf, EventContextCarriesTheCpuOfTheEventsThread) {
     GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";
   TempDir dir;
   LogBuilder log;
-  log.Hook(0x1230, 0, 7, 100, {1}).Cpu(7, 5, 150).Hook(0x1230, 0, 7, 200, {2});
-  log.WriteTo(dir.File("a.trc"));
+  log.Hook(0x1230, 0, {1}, 7, 100).Cpu(7, 5, 150).Hook(0x1230, 0, {2}, 7, 200);
+  EXPECT_TRUE(log.WriteTo(dir.File("a.trc")).ok());
   ASSERT_TRUE(ExportCtf({dir.File("a.trc")}, dir.File("ctf")).ok());
   const CommandRun run = Babeltrace(dir, dir.File("ctf"));
   ASSERT_EQ(run.status, 0) << run.err;
@@ -222,8 +224,8 @@ TEST(ExportCtf, MergedLogKeepsEqualPidsOfTwoMachinesApart) {
   TempDir dir;
   for (const char* name : {"a", "b"}) {
     LogBuilder log;
-    log.Process(100, 1, 100, "/bin/app").Hook(0x1230, 0, 100, name[0] == 'a' ? 10 : 20, {1});
-    log.WriteTo(dir.File(std::string(name) + ".trc"));
+    log.Process(100, 1, 100, "/bin/app").Hook(0x1230, 0, {1}, 100, name[0] == 'a' ? 10 : 20);
+    EXPECT_TRUE(log.WriteTo(dir.File(std::string(name) + ".trc")).ok());
   }
   {
     auto stream =
@@ -253,11 +255,11 @@ TEST(ExportCtf, Babeltrace2ReadsAMergeOfTwoSourcesInTimeOrder) {
     GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";
   TempDir dir;
   LogBuilder a;
-  a.TimeConversion(10, 1).Hook(0x1230, 0, 1, 1, {1}).Hook(0x1230, 0, 1, 30, {3});
+  a.TimeConversion(10, 1).Hook(0x1230, 0, {1}, 1, 1).Hook(0x1230, 0, {3}, 1, 30);
   LogBuilder b;
-  b.TimeConversion(1, 1).Hook(0x4560, 0, 2, 20, {2}).Hook(0x4560, 0, 2, 400, {4});
-  a.WriteTo(dir.File("a.trc"));
-  b.WriteTo(dir.File("b.trc"));
+  b.TimeConversion(1, 1).Hook(0x4560, 0, {2}, 2, 20).Hook(0x4560, 0, {4}, 2, 400);
+  EXPECT_TRUE(a.WriteTo(dir.File("a.trc")).ok());
+  EXPECT_TRUE(b.WriteTo(dir.File("b.trc")).ok());
   ASSERT_TRUE(ExportCtf({dir.File("a.trc"), dir.File("b.trc")}, dir.File("ctf")).ok());
   const CommandRun run = Babeltrace(dir, dir.File("ctf"));
   ASSERT_EQ(run.status, 0) << run.err;

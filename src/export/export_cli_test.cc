@@ -10,15 +10,17 @@
 #include <sstream>
 
 #include "event/format.h"
-#include "export/test_logs.h"
+#include "event/log_builder.h"
+#include "event/temp_dir.h"
+#include "export/test_json.h"
 
 namespace rastrace::exporter {
 namespace {
 
-using testing::LogBuilder;
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 using testing::ParseJson;
 using testing::ReadFile;
-using testing::TempDir;
 
 struct CommandRun {
   int status = -1;
@@ -59,12 +61,12 @@ LogBuilder Log(uint64_t m, uint64_t d, uint16_t hook, std::initializer_list<uint
   LogBuilder log;
   log.TimeConversion(m, d).Process(10, 1, 10, "/bin/prog");
   uint64_t word = 0;
-  for (uint64_t t : ticks) log.Hook(hook, 0, 10, t, {word++});
+  for (uint64_t t : ticks) log.Hook(hook, 0, {word++}, 10, t);
   return log;
 }
 
 TEST_F(ExportCli, ExportsEachFormatQuietlyWhenStderrIsNotATerminal) {
-  Log(1, 1, 0x1230, {100, 200, 300}).WriteTo(dir_.File("a.trc"));
+  EXPECT_TRUE(Log(1, 1, 0x1230, {100, 200, 300}).WriteTo(dir_.File("a.trc")).ok());
   for (const char* format : {"jsonl", "csv", "chrome"}) {
     SCOPED_TRACE(format);
     const auto run = Run(fmt::format("export --format {} --no-text '{}' -o '{}'", format,
@@ -79,7 +81,7 @@ TEST_F(ExportCli, ExportsEachFormatQuietlyWhenStderrIsNotATerminal) {
 }
 
 TEST_F(ExportCli, ReplacesAnExistingOutputOnlyWithForce) {
-  Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc"));
+  EXPECT_TRUE(Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc")).ok());
   { std::ofstream(dir_.File("kept.jsonl")) << "precious\n"; }
   const auto refused = Run(fmt::format("export -f jsonl --no-text '{}' -o '{}'", dir_.File("a.trc"),
                                        dir_.File("kept.jsonl")));
@@ -94,7 +96,7 @@ TEST_F(ExportCli, ReplacesAnExistingOutputOnlyWithForce) {
 }
 
 TEST_F(ExportCli, WritesToStandardOutput) {
-  Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc"));
+  EXPECT_TRUE(Log(1, 1, 0x1230, {100}).WriteTo(dir_.File("a.trc")).ok());
   const auto run = Run(fmt::format("export -f csv --no-text '{}' -o -", dir_.File("a.trc")));
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out.rfind("seq,source,", 0), 0u);
@@ -102,7 +104,7 @@ TEST_F(ExportCli, WritesToStandardOutput) {
 }
 
 TEST_F(ExportCli, ReadsALogFromStandardInput) {
-  Log(1, 1, 0x1230, {100, 200}).WriteTo(dir_.File("a.trc"));
+  EXPECT_TRUE(Log(1, 1, 0x1230, {100, 200}).WriteTo(dir_.File("a.trc")).ok());
   const auto run = Run(fmt::format("export -f jsonl --no-text - -o - <'{}'", dir_.File("a.trc")));
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(CountLines(run.out), 4u);
@@ -114,7 +116,7 @@ TEST_F(ExportCli, BadInputGivesAClearErrorAndNonZeroExit) {
   EXPECT_NE(format.status, 0);
   EXPECT_NE(format.err.find("unknown export format 'xml'"), std::string::npos) << format.err;
 
-  LogBuilder().WriteTo(dir_.File("ok.trc"));
+  EXPECT_TRUE(LogBuilder().WriteTo(dir_.File("ok.trc")).ok());
   std::ofstream(dir_.File("text.trc")) << "hello, world\n";
   const auto not_log =
       Run(fmt::format("export -f jsonl '{}' -o '{}'", dir_.File("text.trc"), dir_.File("x")));
@@ -148,8 +150,8 @@ TEST_F(ExportCli, TruncatedLogIsExportedUpToTheLastWholeEventThenWarns) {
 
 TEST_F(ExportCli, MergeInterleavesLogsWithDifferentClocksAndKeepsTheirNames) {
   // A: 1 tick = 1 us; B: 1 tick = 1/4 ns... so B's ticks are much larger for the same instants.
-  Log(1000, 1, 0x1230, {1, 3, 5}).WriteTo(dir_.File("a.trc"));
-  Log(1, 4, 0x4560, {8000, 16000, 24000}).WriteTo(dir_.File("b.trc"));
+  EXPECT_TRUE(Log(1000, 1, 0x1230, {1, 3, 5}).WriteTo(dir_.File("a.trc")).ok());
+  EXPECT_TRUE(Log(1, 4, 0x4560, {8000, 16000, 24000}).WriteTo(dir_.File("b.trc")).ok());
   const auto merge = Run(fmt::format("merge '{}' '{}' -n hostA -n hostB -o '{}'",
                                      dir_.File("a.trc"), dir_.File("b.trc"), dir_.File("m.trc")));
   ASSERT_EQ(merge.status, 0) << merge.err;
@@ -181,11 +183,11 @@ TEST_F(ExportCli, MergedLogKeepsEqualPidsOfTwoMachinesApartForTrcrpt) {
   const std::string trcrpt = std::filesystem::path(rastrace_).parent_path() / "trcrpt";
   if (!std::filesystem::exists(trcrpt)) GTEST_SKIP() << trcrpt << " was not built";
   LogBuilder a;
-  a.TimeConversion(1, 1).Process(10, 1, 10, "/bin/alpha").Hook(0x1230, 0, 10, 100, {1});
+  a.TimeConversion(1, 1).Process(10, 1, 10, "/bin/alpha").Hook(0x1230, 0, {1}, 10, 100);
   LogBuilder b;
-  b.TimeConversion(1, 1).Process(10, 1, 10, "/bin/beta").Hook(0x1230, 0, 10, 200, {2});
-  a.WriteTo(dir_.File("a.trc"));
-  b.WriteTo(dir_.File("b.trc"));
+  b.TimeConversion(1, 1).Process(10, 1, 10, "/bin/beta").Hook(0x1230, 0, {2}, 10, 200);
+  EXPECT_TRUE(a.WriteTo(dir_.File("a.trc")).ok());
+  EXPECT_TRUE(b.WriteTo(dir_.File("b.trc")).ok());
   const auto merge = Run(fmt::format("merge '{}' '{}' -n hostA -n hostB -o '{}'",
                                      dir_.File("a.trc"), dir_.File("b.trc"), dir_.File("m.trc")));
   ASSERT_EQ(merge.status, 0) << merge.err;
@@ -209,7 +211,7 @@ TEST_F(ExportCli, CtfExportReadsBackInBabeltrace2) {
   if (std::system("command -v babeltrace2 >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "babeltrace2 is not installed (scripts/deps.sh installs it)";
   }
-  Log(1, 1, 0x1230, {100, 200, 300}).WriteTo(dir_.File("a.trc"));
+  EXPECT_TRUE(Log(1, 1, 0x1230, {100, 200, 300}).WriteTo(dir_.File("a.trc")).ok());
   const auto run =
       Run(fmt::format("export -f ctf '{}' -o '{}'", dir_.File("a.trc"), dir_.File("ctf")));
   ASSERT_EQ(run.status, 0) << run.err;

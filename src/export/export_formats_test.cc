@@ -9,25 +9,27 @@
 #include <sstream>
 
 #include "event/format.h"
+#include "event/log_builder.h"
 #include "event/reader.h"
+#include "event/temp_dir.h"
 #include "event/timebase.h"
 #include "export/chrome_exporter.h"
 #include "export/export_run.h"
 #include "export/exporter.h"
 #include "export/table_exporters.h"
 #include "export/template_text.h"
-#include "export/test_logs.h"
+#include "export/test_json.h"
 #include "export/trace_event_check.h"
 
 namespace rastrace::exporter {
 namespace {
 
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 using testing::CheckTraceEvents;
 using testing::Json;
-using testing::LogBuilder;
 using testing::ParseJson;
 using testing::ReadFile;
-using testing::TempDir;
 
 constexpr uint16_t kSyscallEntry = 0x1010;   // AIX 101
 constexpr uint16_t kSyscallReturn = 0x1040;  // AIX 104
@@ -35,22 +37,22 @@ constexpr uint16_t kSyscallReturn = 0x1040;  // AIX 104
 // A small program's life: process table, TRACE ON/OFF, nested and broken system call pairs, a
 // generic buffer with bytes JSON must escape, an exec, an event without a timestamp.
 LogBuilder SampleLog() {
-  LogBuilder log(ByteOrder::kLittle);  // golden bytes the same on every host
+  LogBuilder log(event::Layout::k64, ByteOrder::kLittle);  // golden bytes the same on every host
   log.TimeConversion(1, 1)
       .Process(100, 1, 100, "/usr/bin/app")
       .Process(100, 1, 101, "/usr/bin/app")
       .ThreadName(101, "worker")
       .Cpu(100, 3, 1'000'000)
-      .Hook(event::kHookTraceOn, 0, 100, 1'000'000, {0})
-      .Hook(kSyscallEntry, 0, 100, 1'000'500, {3})
-      .Hook(0x1230, 0x0007, 100, 1'001'000, {0x1111, 0xFFFFFFFFFFFFFFFF})
-      .Hook(kSyscallReturn, 0, 100, 1'002'000, {0})
-      .Hook(kSyscallReturn, 0, 101, 1'002'100, {0})  // its entry was before the trace
-      .Generic(0x4560, 0x0001, 101, 1'003'000, 0xABCD, std::string("q\"\\\n\x01\xff", 6))
-      .Hook(0x0150, 0, 101, 0, {}, /*timestamped=*/false)
+      .Hook(event::kHookTraceOn, 0, {0}, 100, 1'000'000)
+      .Hook(kSyscallEntry, 0, {3}, 100, 1'000'500)
+      .Hook(0x1230, 0x0007, {0x1111, 0xFFFFFFFFFFFFFFFF}, 100, 1'001'000)
+      .Hook(kSyscallReturn, 0, {0}, 100, 1'002'000)
+      .Hook(kSyscallReturn, 0, {0}, 101, 1'002'100)  // its entry was before the trace
+      .Generic(0x4560, 0x0001, 0xABCD, std::string("q\"\\\n\x01\xff", 6), 101, 1'003'000)
+      .Hook(0x0150, 0, {}, 101, /*timestamp=*/-1)
       .Exec(100, "/usr/bin/app2")
-      .Hook(kSyscallEntry, 0, 100, 1'004'000, {4})  // never returns
-      .Hook(event::kHookTraceOff, 0, 100, 1'005'000, {0});
+      .Hook(kSyscallEntry, 0, {4}, 100, 1'004'000)  // never returns
+      .Hook(event::kHookTraceOff, 0, {0}, 100, 1'005'000);
   return log;
 }
 
@@ -79,7 +81,7 @@ void ExpectGolden(const std::string& actual, const std::string& name) {
 
 TEST(ExportChrome, SampleMatchesGoldenAndFollowsTheTraceEventFormat) {
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   const std::string json =
       Export(Format::kChrome, {dir.File("a.trc")}, dir.File("a.json"), {"sample"});
   ExpectGolden(json, "sample.chrome.json");
@@ -103,7 +105,7 @@ TEST(ExportChrome, SampleMatchesGoldenAndFollowsTheTraceEventFormat) {
 
 TEST(ExportChrome, SlicesPairOnTheirThreadAndTimesAreMicroseconds) {
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   const Json doc =
       ParseJson(Export(Format::kChrome, {dir.File("a.trc")}, dir.File("a.json"), {"sample"}));
   const Json* begin = nullptr;
@@ -128,10 +130,10 @@ TEST(ExportChrome, SystemCallSlicesAreNamedAfterTheCall) {
   TempDir dir;
   std::string entry(48, '\0');
   entry += std::string("\x04\x00read", 6);
-  LogBuilder log(ByteOrder::kLittle);
-  log.Generic(kSyscallEntry, 0, 7, 100, 0, entry)
-      .Generic(kSyscallReturn, 0, 7, 200, 3, std::string("\x04\x00read", 6));
-  log.WriteTo(dir.File("s.trc"));
+  LogBuilder log(event::Layout::k64, ByteOrder::kLittle);
+  log.Generic(kSyscallEntry, 0, 0, entry, 7, 100)
+      .Generic(kSyscallReturn, 0, 3, std::string("\x04\x00read", 6), 7, 200);
+  EXPECT_TRUE(log.WriteTo(dir.File("s.trc")).ok());
   const Json doc = ParseJson(Export(Format::kChrome, {dir.File("s.trc")}, dir.File("s.json")));
   EXPECT_EQ(CheckTraceEvents(doc), 1);
   bool found = false;
@@ -147,11 +149,11 @@ TEST(ExportChrome, SystemCallSlicesAreNamedAfterTheCall) {
 TEST(ExportChrome, SeveralSourcesGetSeparateProcesses) {
   TempDir dir;
   LogBuilder a;
-  a.Process(100, 1, 100, "/bin/a").Hook(0x1230, 0, 100, 10, {1});
+  a.Process(100, 1, 100, "/bin/a").Hook(0x1230, 0, {1}, 100, 10);
   LogBuilder b;
-  b.Process(100, 1, 100, "/bin/b").Hook(0x1230, 0, 100, 20, {2});
-  a.WriteTo(dir.File("a.trc"));
-  b.WriteTo(dir.File("b.trc"));
+  b.Process(100, 1, 100, "/bin/b").Hook(0x1230, 0, {2}, 100, 20);
+  EXPECT_TRUE(a.WriteTo(dir.File("a.trc")).ok());
+  EXPECT_TRUE(b.WriteTo(dir.File("b.trc")).ok());
   const Json doc = ParseJson(Export(Format::kChrome, {dir.File("a.trc"), dir.File("b.trc")},
                                     dir.File("ab.json"), {"hostA", "hostB"}));
   CheckTraceEvents(doc);
@@ -167,14 +169,14 @@ TEST(ExportChrome, SeveralSourcesGetSeparateProcesses) {
 
 TEST(ExportJsonLines, SampleMatchesGolden) {
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   ExpectGolden(Export(Format::kJsonl, {dir.File("a.trc")}, dir.File("a.jsonl"), {"sample"}),
                "sample.jsonl");
 }
 
 TEST(ExportCsv, SampleMatchesGoldenWithOneRowPerEvent) {
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   const std::string csv = Export(Format::kCsv, {dir.File("a.trc")}, dir.File("a.csv"), {"sample"});
   ExpectGolden(csv, "sample.csv");
   EXPECT_EQ(csv.rfind(CsvHeader(), 0), 0u);
@@ -184,8 +186,8 @@ TEST(ExportCsv, SampleMatchesGoldenWithOneRowPerEvent) {
 TEST(ExportJsonLines, RoundTripKeepsEveryFieldOfEveryEvent) {
   TempDir dir;
   LogBuilder log = SampleLog();
-  log.TimeConversion(3, 2).Hook(0x7770, 0x1234, 0xFFFFFFFFFFFF, 0x123456789ABCDEF, {1, 2, 3, 4, 5});
-  log.WriteTo(dir.File("a.trc"));
+  log.TimeConversion(3, 2).Hook(0x7770, 0x1234, {1, 2, 3, 4, 5}, 0xFFFFFFFFFFFF, 0x123456789ABCDEF);
+  EXPECT_TRUE(log.WriteTo(dir.File("a.trc")).ok());
   const std::string jsonl = Export(Format::kJsonl, {dir.File("a.trc")}, dir.File("a.jsonl"));
 
   auto reader = event::LogReader::Open(dir.File("a.trc"), {.reformat = false});
@@ -241,7 +243,7 @@ TEST(ExportJsonLines, TextColumnHoldsWhatTheTemplateGivesEachEvent) {
   auto templates = TemplateText::Load(trcfmt, diagnostics);
   ASSERT_TRUE(templates.ok()) << templates.error().message;
   TempDir dir;
-  SampleLog().WriteTo(dir.File("a.trc"));
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   auto stream = MergedStream::Open(std::vector<std::string>{dir.File("a.trc")});
   ASSERT_TRUE(stream.ok());
   auto exporter = CreateExporter(Format::kJsonl, dir.File("a.jsonl"), {.stream = &stream.value()});

@@ -8,24 +8,26 @@
 #include <sstream>
 
 #include "event/format.h"
+#include "event/log_builder.h"
+#include "event/temp_dir.h"
 #include "export/export_run.h"
 #include "export/exporter.h"
-#include "export/test_logs.h"
+#include "export/test_json.h"
 
 namespace rastrace::exporter {
 namespace {
 
-using testing::LogBuilder;
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 using testing::ParseJson;
 using testing::ReadFile;
-using testing::TempDir;
 
 constexpr int kEvents = 400;
 
 LogBuilder RandomLog(uint64_t seed, event::Layout layout, ByteOrder order) {
   std::mt19937_64 random(seed);
   const auto below = [&](uint64_t n) { return random() % n; };
-  LogBuilder log(order, layout);
+  LogBuilder log(layout, order);
   std::vector<uint8_t> buffer;
   for (int i = 0; i < kEvents; ++i) {
     event::EventFields f;
@@ -80,8 +82,10 @@ uint64_t Export(Format format, const std::string& log, const std::string& out) {
 
 TEST_P(ExportRandom, EveryFormatStaysValid) {
   TempDir dir;
-  RandomLog(1234 + static_cast<uint64_t>(GetParam().layout), GetParam().layout, GetParam().order)
-      .WriteTo(dir.File("r.trc"));
+  EXPECT_TRUE(RandomLog(1234 + static_cast<uint64_t>(GetParam().layout), GetParam().layout,
+                        GetParam().order)
+                  .WriteTo(dir.File("r.trc"))
+                  .ok());
 
   EXPECT_EQ(Export(Format::kJsonl, dir.File("r.trc"), dir.File("r.jsonl")), uint64_t{kEvents});
   std::istringstream lines(ReadFile(dir.File("r.jsonl")));

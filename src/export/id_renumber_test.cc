@@ -10,21 +10,23 @@
 #include <sstream>
 
 #include "event/format.h"
+#include "event/log_builder.h"
 #include "event/reader.h"
 #include "event/s2.h"
+#include "event/temp_dir.h"
 #include "export/export_run.h"
 #include "export/merge_writer.h"
 #include "export/process_table.h"
-#include "export/test_logs.h"
+#include "export/test_json.h"
 
 namespace rastrace::exporter {
 namespace {
 
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 using testing::Json;
-using testing::LogBuilder;
 using testing::ParseJson;
 using testing::ReadFile;
-using testing::TempDir;
 
 constexpr uint64_t kNew = IdRenumberer::kFirstNewId;
 
@@ -36,18 +38,18 @@ LogBuilder MachineLog(std::string_view program, uint64_t ticks) {
       .Process(100, 1, 100, program)
       .Process(100, 1, 101, program)
       .ThreadName(101, "worker")
-      .Hook(0x1230, 0, 100, ticks, {1})
-      .Hook(event::kHookFork, 0, 100, ticks + 1, {200, 100})
-      .Hook(event::kHookDispatch, 0, 0, ticks + 2, {101, 120, 100, 'S', 0})
-      .Generic(event::kHookExec, 0, 200, ticks + 3, 200, std::string("\x07\x00/bin/sh", 9))
+      .Hook(0x1230, 0, {1}, 100, ticks)
+      .Hook(event::kHookFork, 0, {200, 100}, 100, ticks + 1)
+      .Hook(event::kHookDispatch, 0, {101, 120, 100, 'S', 0}, 0, ticks + 2)
+      .Generic(event::kHookExec, 0, 200, std::string("\x07\x00/bin/sh", 9), 200, ticks + 3)
       .TracepointHit(0x64, 1, 100, 101, ticks + 4)
-      .Hook(0x1230, 0, 101, ticks + 5, {2});
+      .Hook(0x1230, 0, {2}, 101, ticks + 5);
   return log;
 }
 
 std::string MergeTwoMachines(const TempDir& dir) {
-  MachineLog("/bin/alpha", 1000).WriteTo(dir.File("a.trc"));
-  MachineLog("/bin/beta", 1100).WriteTo(dir.File("b.trc"));
+  EXPECT_TRUE(MachineLog("/bin/alpha", 1000).WriteTo(dir.File("a.trc")).ok());
+  EXPECT_TRUE(MachineLog("/bin/beta", 1100).WriteTo(dir.File("b.trc")).ok());
   auto stream = MergedStream::Open(std::vector<std::string>{dir.File("a.trc"), dir.File("b.trc")});
   EXPECT_TRUE(stream.ok());
   stream->SetInputName(0, "hostA");

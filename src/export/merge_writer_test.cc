@@ -3,17 +3,18 @@
 #include <gtest/gtest.h>
 
 #include "event/format.h"
+#include "event/log_builder.h"
 #include "event/reader.h"
 #include "event/s2.h"
+#include "event/temp_dir.h"
 #include "event/timebase.h"
 #include "export/process_table.h"
-#include "export/test_logs.h"
 
 namespace rastrace::exporter {
 namespace {
 
-using testing::LogBuilder;
-using testing::TempDir;
+using event::testing::LogBuilder;
+using event::testing::TempDir;
 
 MergedStream Open(const std::vector<std::string>& paths) {
   auto stream = MergedStream::Open(paths);
@@ -26,15 +27,15 @@ TEST(ExportMergeWriter, MergesInTimeOrderKeepingSourcesAndConvertingToNanosecond
   LogBuilder a;  // 1 tick = 10 ns
   a.TimeConversion(10, 1)
       .Process(100, 1, 100, "/bin/alpha")
-      .Hook(0x1230, 1, 100, 1, {11})
-      .Hook(0x1230, 2, 100, 30, {13});
+      .Hook(0x1230, 1, {11}, 100, 1)
+      .Hook(0x1230, 2, {13}, 100, 30);
   LogBuilder b;  // 1 tick = 1/2 ns
   b.TimeConversion(1, 2)
       .Process(100, 1, 100, "/bin/beta")
-      .Hook(0x4560, 1, 100, 40, {12})
-      .Hook(0x4560, 2, 100, 1000, {14});
-  a.WriteTo(dir.File("a.trc"));
-  b.WriteTo(dir.File("b.trc"));
+      .Hook(0x4560, 1, {12}, 100, 40)
+      .Hook(0x4560, 2, {14}, 100, 1000);
+  EXPECT_TRUE(a.WriteTo(dir.File("a.trc")).ok());
+  EXPECT_TRUE(b.WriteTo(dir.File("b.trc")).ok());
   auto stream = Open({dir.File("a.trc"), dir.File("b.trc")});
   stream.SetInputName(0, "hostA");
   stream.SetInputName(1, "hostB");
@@ -79,8 +80,8 @@ TEST(ExportMergeWriter, MergesInTimeOrderKeepingSourcesAndConvertingToNanosecond
 TEST(ExportMergeWriter, EventsBeforeTheTimeConversionAreConvertedLikeTheRest) {
   TempDir dir;
   LogBuilder a;
-  a.Hook(event::kHookTraceOn, 0, 1, 100, {0}).TimeConversion(5, 2).Hook(0x1230, 0, 1, 200, {1});
-  a.WriteTo(dir.File("a.trc"));
+  a.Hook(event::kHookTraceOn, 0, {0}, 1, 100).TimeConversion(5, 2).Hook(0x1230, 0, {1}, 1, 200);
+  EXPECT_TRUE(a.WriteTo(dir.File("a.trc")).ok());
   auto stream = Open({dir.File("a.trc")});
   SourceEvent item;
   std::vector<uint64_t> times;
@@ -92,8 +93,14 @@ TEST(ExportMergeWriter, EventsBeforeTheTimeConversionAreConvertedLikeTheRest) {
 
 TEST(ExportMergeWriter, RefusesLogsOfDifferentByteOrders) {
   TempDir dir;
-  LogBuilder(ByteOrder::kBig).Hook(0x1230, 0, 1, 1).WriteTo(dir.File("big.trc"));
-  LogBuilder(ByteOrder::kLittle).Hook(0x1230, 0, 1, 1).WriteTo(dir.File("little.trc"));
+  EXPECT_TRUE(LogBuilder(event::Layout::k64, ByteOrder::kBig)
+                  .Hook(0x1230, 0, {}, 1, 1)
+                  .WriteTo(dir.File("big.trc"))
+                  .ok());
+  EXPECT_TRUE(LogBuilder(event::Layout::k64, ByteOrder::kLittle)
+                  .Hook(0x1230, 0, {}, 1, 1)
+                  .WriteTo(dir.File("little.trc"))
+                  .ok());
   auto stream = Open({dir.File("big.trc"), dir.File("little.trc")});
   auto order = CommonByteOrder(stream);
   ASSERT_FALSE(order.ok());
@@ -103,9 +110,9 @@ TEST(ExportMergeWriter, RefusesLogsOfDifferentByteOrders) {
 
 TEST(ExportMergeWriter, ThirtyTwoBitEventsBecomeBEventsWithTheirWords) {
   TempDir dir;
-  LogBuilder small(ByteOrder::kBig, event::Layout::k32);
-  small.Hook(0x1230, 0x0042, 7, 5, {0xAABBCCDD});
-  small.WriteTo(dir.File("small.trc"));
+  LogBuilder small(event::Layout::k32, ByteOrder::kBig);
+  small.Hook(0x1230, 0x0042, {0xAABBCCDD}, 7, 5);
+  EXPECT_TRUE(small.WriteTo(dir.File("small.trc")).ok());
   auto stream = Open({dir.File("small.trc")});
   {
     auto writer = event::LogWriter::Create(dir.File("m.trc"), {.byte_order = ByteOrder::kBig});

@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "event/format.h"
-#include "export/test_logs.h"
+#include "event/log_builder.h"
 
 namespace rastrace::exporter {
 namespace {
 
-using testing::LogBuilder;
+using event::testing::LogBuilder;
 
 event::LogReader Reader(const LogBuilder& log, std::string name) {
   auto reader = event::LogReader::FromBytes(log.bytes(), std::move(name), {.reformat = false});
@@ -39,14 +39,14 @@ TEST(ExportMergedStream, InterleavesByConvertedTimeWithEachLogsOwnConversion) {
   // Log A: 1 tick = 10 ns. Log B: 3 ticks = 1 ns... expressed as m/d = 1/3.
   LogBuilder a;
   a.TimeConversion(10, 1)
-      .Hook(0x1230, 0, 1, 1, {1})
-      .Hook(0x1230, 0, 1, 30, {3})
-      .Hook(0x1230, 0, 1, 50, {5});
+      .Hook(0x1230, 0, {1}, 1, 1)
+      .Hook(0x1230, 0, {3}, 1, 30)
+      .Hook(0x1230, 0, {5}, 1, 50);
   LogBuilder b;
   b.TimeConversion(1, 3)
-      .Hook(0x4560, 0, 2, 60, {2})
-      .Hook(0x4560, 0, 2, 1200, {4})
-      .Hook(0x4560, 0, 2, 3000, {6});
+      .Hook(0x4560, 0, {2}, 2, 60)
+      .Hook(0x4560, 0, {4}, 2, 1200)
+      .Hook(0x4560, 0, {6}, 2, 3000);
   std::vector<event::LogReader> readers;
   readers.push_back(Reader(a, "a.trc"));
   readers.push_back(Reader(b, "b.trc"));
@@ -70,9 +70,9 @@ TEST(ExportMergedStream, InterleavesByConvertedTimeWithEachLogsOwnConversion) {
 
 TEST(ExportMergedStream, EqualTimesKeepInputOrderAndUntimestampedEventsStayInPlace) {
   LogBuilder a;
-  a.Hook(0x1230, 0, 1, 100, {1}).Hook(0x1230, 0, 1, 0, {2}, /*timestamped=*/false);
+  a.Hook(0x1230, 0, {1}, 1, 100).Hook(0x1230, 0, {2}, 1, /*timestamp=*/-1);
   LogBuilder b;
-  b.Hook(0x4560, 0, 2, 100, {3}).Hook(0x4560, 0, 2, 150, {4});
+  b.Hook(0x4560, 0, {3}, 2, 100).Hook(0x4560, 0, {4}, 2, 150);
   std::vector<event::LogReader> readers;
   readers.push_back(Reader(a, "a"));
   readers.push_back(Reader(b, "b"));
@@ -88,11 +88,11 @@ TEST(ExportMergedStream, EqualTimesKeepInputOrderAndUntimestampedEventsStayInPla
 
 TEST(ExportMergedStream, TruncatedInputEndsWithAWarningWhileOthersGoOn) {
   LogBuilder a;
-  a.Hook(0x1230, 0, 1, 10, {1}).Hook(0x1230, 0, 1, 30, {3});
+  a.Hook(0x1230, 0, {1}, 1, 10).Hook(0x1230, 0, {3}, 1, 30);
   std::vector<uint8_t> cut = a.bytes();
   cut.resize(cut.size() - 5);
   LogBuilder b;
-  b.Hook(0x4560, 0, 2, 20, {2}).Hook(0x4560, 0, 2, 40, {4});
+  b.Hook(0x4560, 0, {2}, 2, 20).Hook(0x4560, 0, {4}, 2, 40);
   std::vector<event::LogReader> readers;
   auto ra = event::LogReader::FromBytes(cut, "cut.trc", {.reformat = false});
   ASSERT_TRUE(ra.ok());
@@ -112,11 +112,11 @@ TEST(ExportMergedStream, TruncatedInputEndsWithAWarningWhileOthersGoOn) {
 TEST(ExportMergedStream, SourceEventsOfAMergedLogBecomeOrigins) {
   LogBuilder m;
   m.Source(0, "hostA", 5)
-      .Hook(0x1230, 0, 1, 5, {1})
+      .Hook(0x1230, 0, {1}, 1, 5)
       .Source(1, "hostB", 6)
-      .Hook(0x1230, 0, 1, 6, {2})
+      .Hook(0x1230, 0, {2}, 1, 6)
       .Source(0, "hostA", 7)
-      .Hook(0x1230, 0, 1, 7, {3});
+      .Hook(0x1230, 0, {3}, 1, 7);
   std::vector<event::LogReader> readers;
   readers.push_back(Reader(m, "merged.trc"));
   auto stream = MergedStream::FromReaders(std::move(readers));

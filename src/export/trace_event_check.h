@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "export/test_logs.h"
+#include "export/test_json.h"
 
 namespace rastrace::exporter::testing {
 

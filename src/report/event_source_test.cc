@@ -6,10 +6,12 @@
 #include <filesystem>
 
 #include "event/format.h"
-#include "report/log_builder.h"
+#include "event/log_builder.h"
 
 namespace rastrace::report {
 namespace {
+
+using event::testing::LogBuilder;
 
 class EventSourceTest : public ::testing::Test {
  protected:

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "event/log_builder.h"
 #include "event/reader.h"
 #include "report/host_address.h"
-#include "report/log_builder.h"
 
 namespace rastrace::report {
 namespace {
+
+using event::testing::LogBuilder;
 
 // Formats the first event of `log` with `templates` the way a report does.
 std::string FormatFirst(const LogBuilder& log, std::string_view templates,

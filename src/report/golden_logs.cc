@@ -6,6 +6,8 @@
 
 namespace rastrace::report {
 
+using event::testing::LogBuilder;
+
 namespace {
 
 constexpr uint64_t kPid = 4242;

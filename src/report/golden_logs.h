@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report/log_builder.h"
+#include "event/log_builder.h"
 
 namespace rastrace::report {
 
@@ -14,6 +14,6 @@ namespace rastrace::report {
 // kernel_events, syscalls, cpu_migration, cpu_other.
 std::vector<std::string> GoldenLogNames();
 // The log called `name`; an empty log (magic only) for unknown names.
-LogBuilder GoldenLog(const std::string& name);
+event::testing::LogBuilder GoldenLog(const std::string& name);
 
 }  // namespace rastrace::report

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "event/log_builder.h"
 #include "event/reader.h"
-#include "report/log_builder.h"
 
 namespace rastrace::report {
 namespace {
+
+using event::testing::LogBuilder;
 
 // Feeds every event of `log` to `table`.
 void Learn(const LogBuilder& log, ProcessTable& table) {

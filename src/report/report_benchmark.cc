@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <string>
 
-#include "report/log_builder.h"
+#include "event/log_builder.h"
 #include "report/options.h"
 #include "report/report.h"
 
 namespace rastrace::report {
 namespace {
+
+using event::testing::LogBuilder;
 
 constexpr std::string_view kMixTemplates =
     "010 1.0 L=APPL \"LABEL ONLY\"\n"
