@@ -7,16 +7,17 @@
 #include <memory>
 
 #include "event/format.h"
+#include "event/temp_dir.h"
 #include "recorder/header_events.h"
 #include "recorder/test_log.h"
 
 namespace rastrace::recorder {
 namespace {
 
+using event::testing::TempDir;
 using testing::LoggedEvent;
 using testing::LostIn;
 using testing::ReadLog;
-using testing::ScratchDir;
 
 // Stores TRCHKL1T(hkwd, value) with an explicit timestamp.
 bool Put(ThreadSlot& slot, uint32_t hkwd, uint64_t value, uint64_t timestamp) {
@@ -63,7 +64,7 @@ std::vector<LoggedEvent> Only(const std::vector<LoggedEvent>& events, uint16_t h
 }
 
 TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
-  ScratchDir dir;
+  TempDir dir;
   auto a = MakeSlot(100, "alpha");
   auto b = MakeSlot(200, "beta");
   // a: 10 20 30 (untimed after 30) 60; b: 15 25 50.
@@ -75,14 +76,14 @@ TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
   Put(*b, 0x01100000, 11, 15);
   Put(*b, 0x01100000, 12, 25);
   Put(*b, 0x01100000, 13, 50);
-  LogSink sink = OpenSink(dir.Path("log"));
+  LogSink sink = OpenSink(dir.File("log"));
   ThreadSlot* slots[] = {a.get(), b.get()};
   const DrainResult result = DrainOnce(slots, sink, 0);
   EXPECT_EQ(result.events, 8u);
   EXPECT_EQ(result.max_timestamp, 60u);
   ASSERT_TRUE(sink.Close());
 
-  auto events = ReadLog(dir.Path("log"));
+  auto events = ReadLog(dir.File("log"));
   ASSERT_TRUE(events) << events.error().message;
   std::vector<uint64_t> order;
   std::vector<std::string> names;
@@ -101,9 +102,9 @@ TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
 
 // Runs of 256 KiB or more go from the ring to the file directly, in two pieces across the wrap.
 TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
-  ScratchDir dir;
+  TempDir dir;
   auto a = MakeSlot(100, "alpha", 1 << 20);  // 32768 events of 4 words
-  LogSink sink = OpenSink(dir.Path("log"));
+  LogSink sink = OpenSink(dir.File("log"));
   ThreadSlot* slots[] = {a.get()};
   uint64_t seq = 0;
   for (int round = 0; round < 3; ++round) {
@@ -111,7 +112,7 @@ TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
     EXPECT_EQ(DrainOnce(slots, sink, 0).events, 20000u);
   }
   ASSERT_TRUE(sink.Close());
-  auto events = ReadLog(dir.Path("log"));
+  auto events = ReadLog(dir.File("log"));
   ASSERT_TRUE(events) << events.error().message;
   const auto values = Only(*events, 0x0110);
   ASSERT_EQ(values.size(), 60000u);
@@ -122,17 +123,17 @@ TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
 }
 
 TEST(DrainTest, LostEventsBecomeOne006PerThreadWithTheThreadId) {
-  ScratchDir dir;
+  TempDir dir;
   auto a = MakeSlot(100, "alpha", 4096);  // 128 events of 4 words
   uint64_t written = 0;
   for (uint64_t i = 0; i < 200; ++i) written += Put(*a, 0x01100000, i, i + 1) ? 1 : 0;
   ASSERT_EQ(written, 128u);
-  LogSink sink = OpenSink(dir.Path("log"));
+  LogSink sink = OpenSink(dir.File("log"));
   ThreadSlot* slots[] = {a.get()};
   DrainOnce(slots, sink, 0);
   DrainOnce(slots, sink, 0);  // nothing new: no second 006
   ASSERT_TRUE(sink.Close());
-  auto events = ReadLog(dir.Path("log"));
+  auto events = ReadLog(dir.File("log"));
   ASSERT_TRUE(events) << events.error().message;
   auto lost = Only(*events, event::kHookLost);
   ASSERT_EQ(lost.size(), 1u);
@@ -144,40 +145,40 @@ TEST(DrainTest, LostEventsBecomeOne006PerThreadWithTheThreadId) {
 }
 
 TEST(DrainTest, FullLogWithStopDiscardsAndCountsTheRest) {
-  ScratchDir dir;
+  TempDir dir;
   RecorderOptions options;
   options.log_bytes = 4 + 32 /*header stand-in*/ + 48 /*thread name*/ + 10 * 32;
   options.log_full = LogFull::kStop;
   auto a = MakeSlot(100, "alpha");
   for (uint64_t i = 0; i < 25; ++i) Put(*a, 0x01100000, i, i + 1);
-  LogSink sink = OpenSink(dir.Path("log"), options);
+  LogSink sink = OpenSink(dir.File("log"), options);
   ThreadSlot* slots[] = {a.get()};
   const DrainResult result = DrainOnce(slots, sink, 0);
   EXPECT_TRUE(sink.stopped());
   EXPECT_EQ(result.events, 10u);
   EXPECT_EQ(result.discarded, 15u);
   ASSERT_TRUE(sink.Close());
-  auto events = ReadLog(dir.Path("log"));
+  auto events = ReadLog(dir.File("log"));
   ASSERT_TRUE(events) << events.error().message;
   EXPECT_EQ(Only(*events, 0x0110).size(), 10u);
   EXPECT_EQ(LostIn(*events), 15u);
 }
 
 TEST(DrainTest, FullLogRotatesToOldWithA005) {
-  ScratchDir dir;
+  TempDir dir;
   RecorderOptions options;
   options.log_bytes = 4 + 32 + 48 + 10 * 32;
   auto a = MakeSlot(100, "alpha");
   for (uint64_t i = 0; i < 25; ++i) Put(*a, 0x01100000, i, i + 1);
-  LogSink sink = OpenSink(dir.Path("log"), options);
+  LogSink sink = OpenSink(dir.File("log"), options);
   ThreadSlot* slots[] = {a.get()};
   const DrainResult result = DrainOnce(slots, sink, 0);
   EXPECT_EQ(result.events, 25u);
   EXPECT_EQ(result.discarded, 0u);
   EXPECT_GE(sink.rotations(), 2u);
   ASSERT_TRUE(sink.Close());
-  auto current = ReadLog(dir.Path("log"));
-  auto old = ReadLog(dir.Path("log.old"));
+  auto current = ReadLog(dir.File("log"));
+  auto old = ReadLog(dir.File("log.old"));
   ASSERT_TRUE(current) << current.error().message;
   ASSERT_TRUE(old) << old.error().message;
   // The new file starts with the header, then 005 counting the rotations.
@@ -191,7 +192,7 @@ TEST(DrainTest, FullLogRotatesToOldWithA005) {
   ASSERT_FALSE(newest.empty());
   EXPECT_EQ(newest.back().words[0], 24u);
   for (const auto* file : {&*current, &*old}) {
-    EXPECT_LE(std::filesystem::file_size(file == &*current ? dir.Path("log") : dir.Path("log.old")),
+    EXPECT_LE(std::filesystem::file_size(file == &*current ? dir.File("log") : dir.File("log.old")),
               options.log_bytes);
   }
 }

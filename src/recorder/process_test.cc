@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "event/format.h"
+#include "event/temp_dir.h"
 #include "recorder/recorder.h"
 #include "recorder/test_log.h"
 
@@ -27,9 +28,9 @@
 namespace rastrace::recorder {
 namespace {
 
+using event::testing::TempDir;
 using testing::LoggedEvent;
 using testing::ReadLog;
-using testing::ScratchDir;
 
 std::string BinDir() {
   const char* bin = std::getenv("RASTRACE_BIN");
@@ -111,9 +112,9 @@ TEST(ProcessTest, ForkedChildGetsFreshBuffersAndItsOwnLog) {
 #ifdef RASTRACE_TSAN
   GTEST_SKIP() << "TSan does not support a multi-threaded fork (the writer thread is running)";
 #else
-  ScratchDir dir;
+  TempDir dir;
   RecorderOptions options;
-  options.log_path = dir.Path("log");
+  options.log_path = dir.File("log");
   ASSERT_TRUE(Recorder::Get().Start(options));
   TRCHKL1T(0x0C000000, 1);
   const pid_t child = fork();
@@ -127,10 +128,10 @@ TEST(ProcessTest, ForkedChildGetsFreshBuffersAndItsOwnLog) {
   auto stopped = Recorder::Get().Stop();
   ASSERT_TRUE(stopped) << stopped.error().message;
 
-  auto parent = ReadLog(dir.Path("log"));
+  auto parent = ReadLog(dir.File("log"));
   ASSERT_TRUE(parent) << parent.error().message;
   EXPECT_EQ(ValuesOf(*parent, 0x0C00), (std::vector<uint64_t>{1, 3}));
-  auto forked = ReadLog(dir.Path("log." + std::to_string(child)));
+  auto forked = ReadLog(dir.File("log." + std::to_string(child)));
   ASSERT_TRUE(forked) << forked.error().message;
   // Only the child's own event: the parent's unwritten event 1 was not copied into its rings.
   EXPECT_EQ(ValuesOf(*forked, 0x0C00), (std::vector<uint64_t>{2}));
@@ -145,8 +146,8 @@ TEST(ProcessTest, ForkedChildGetsFreshBuffersAndItsOwnLog) {
 }
 
 TEST(ProcessTest, FatalSignalFlushesTheLogAndStillKills) {
-  ScratchDir dir;
-  const std::string log = dir.Path("log");
+  TempDir dir;
+  const std::string log = dir.File("log");
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -186,14 +187,16 @@ TEST(ProcessTest, FatalSignalChainsToThePreviousHandler) {
     TRCHKL1T(0x0D000000, 1);
     std::abort();
   }
-  ScratchDir dir;
-  const std::string log = dir.Path("log");
+  TempDir dir;
+  const std::string log = dir.File("log");
   // The child ends in _exit from its signal handler with the writer thread still attached, which
   // TSan would report as a leaked thread (exit 66) instead of the handler's status.
-  const int status = Shell("TSAN_OPTIONS=\"${TSAN_OPTIONS}:report_thread_leaks=0\" "
-                           "RASTRACE_TEST_CHAIN_LOG=" + log + " " + ThisProgram() +
-                           " --gtest_filter=ProcessTest.FatalSignalChainsToThePreviousHandler"
-                           " >/dev/null 2>&1");
+  const int status = Shell(
+      "TSAN_OPTIONS=\"${TSAN_OPTIONS}:report_thread_leaks=0\" "
+      "RASTRACE_TEST_CHAIN_LOG=" +
+      log + " " + ThisProgram() +
+      " --gtest_filter=ProcessTest.FatalSignalChainsToThePreviousHandler"
+      " >/dev/null 2>&1");
   EXPECT_EQ(status, 42);  // the program's own handler ran, after the log was completed
   auto events = ReadLog(log);
   ASSERT_TRUE(events) << events.error().message;
@@ -202,8 +205,8 @@ TEST(ProcessTest, FatalSignalChainsToThePreviousHandler) {
 }
 
 TEST(ProcessTest, ProgramConfiguredByEnvironmentIsFlushedAtExit) {
-  ScratchDir dir;
-  const std::string log = dir.Path("log");
+  TempDir dir;
+  const std::string log = dir.File("log");
   const int status = Shell("env -u RASTRACE_LOG_OWNER RASTRACE_LOG=" + log +
                            " RASTRACE_MODE=circular RASTRACE_BUFSIZE=64K RASTRACE_LOGSIZE=1M " +
                            BinDir() + "/rastrace-example");
@@ -224,9 +227,9 @@ TEST(ProcessTest, ProgramConfiguredByEnvironmentIsFlushedAtExit) {
 }
 
 TEST(ProcessTest, BadEnvironmentIsReportedAndNothingRecorded) {
-  ScratchDir dir;
-  const std::string log = dir.Path("log");
-  const std::string err = dir.Path("err");
+  TempDir dir;
+  const std::string log = dir.File("log");
+  const std::string err = dir.File("err");
   const int status = Shell("env -u RASTRACE_LOG_OWNER RASTRACE_LOG=" + log +
                            " RASTRACE_BUFSIZE=lots " + BinDir() + "/rastrace-example 2>" + err);
   EXPECT_EQ(status, 0);
@@ -236,8 +239,8 @@ TEST(ProcessTest, BadEnvironmentIsReportedAndNothingRecorded) {
 }
 
 TEST(ProcessTest, RecordRunsTheExampleEndToEnd) {
-  ScratchDir dir;
-  const std::string log = dir.Path("trace.log");
+  TempDir dir;
+  const std::string log = dir.File("trace.log");
   const int status =
       Shell(BinDir() + "/rastrace record -o " + log + " -- " + BinDir() + "/rastrace-example");
   ASSERT_EQ(status, 0);
@@ -247,9 +250,9 @@ TEST(ProcessTest, RecordRunsTheExampleEndToEnd) {
 }
 
 TEST(ProcessTest, RecordPassesOptionsAndExitStatus) {
-  ScratchDir dir;
-  const std::string log = dir.Path("trace.log");
-  const std::string err = dir.Path("err");
+  TempDir dir;
+  const std::string log = dir.File("trace.log");
+  const std::string err = dir.File("err");
   // -j keeps only 011; -k drops 012 (and nothing else).
   ASSERT_EQ(Shell(BinDir() + "/rastrace record -o " + log + " -f -T 64K -j 011 -- " + BinDir() +
                   "/rastrace-example"),
@@ -267,8 +270,8 @@ TEST(ProcessTest, RecordPassesOptionsAndExitStatus) {
 }
 
 TEST(ProcessTest, RecordKeepsTheOldLogWithC) {
-  ScratchDir dir;
-  const std::string log = dir.Path("trace.log");
+  TempDir dir;
+  const std::string log = dir.File("trace.log");
   const std::string example = BinDir() + "/rastrace-example";
   ASSERT_EQ(Shell(BinDir() + "/rastrace record -o " + log + " -- " + example), 0);
   ASSERT_EQ(Shell(BinDir() + "/rastrace record -c -o " + log + " -- " + example), 0);

@@ -15,16 +15,17 @@
 #include <vector>
 
 #include "event/format.h"
+#include "event/temp_dir.h"
 #include "recorder/clock.h"
 #include "recorder/test_log.h"
 
 namespace rastrace::recorder {
 namespace {
 
+using event::testing::TempDir;
 using testing::LoggedEvent;
 using testing::LostIn;
 using testing::ReadLog;
-using testing::ScratchDir;
 using testing::SplitS2;
 
 // Keeps the calling thread on the CPU it runs on now, so that it names its CPU exactly once.
@@ -52,7 +53,7 @@ class RecorderTest : public ::testing::Test {
   }
 
   RecorderOptions Options(const std::string& extra = "") {
-    auto options = ParseTraceString("-o " + dir_.Path("log") + " " + extra);
+    auto options = ParseTraceString("-o " + dir_.File("log") + " " + extra);
     EXPECT_TRUE(options) << options.error().message;
     return *options;
   }
@@ -60,12 +61,12 @@ class RecorderTest : public ::testing::Test {
   std::vector<LoggedEvent> StopAndRead() {
     auto totals = Recorder::Get().Stop();
     EXPECT_TRUE(totals) << totals.error().message;
-    auto events = ReadLog(dir_.Path("log"));
+    auto events = ReadLog(dir_.File("log"));
     EXPECT_TRUE(events) << events.error().message;
     return events ? *events : std::vector<LoggedEvent>{};
   }
 
-  ScratchDir dir_;
+  TempDir dir_;
 };
 
 std::vector<LoggedEvent> WithHook(const std::vector<LoggedEvent>& events, uint16_t hook) {
@@ -230,7 +231,7 @@ TEST_F(RecorderTest, ChannelsThatAreOffRecordNothing) {
 }
 
 TEST_F(RecorderTest, TrcstartTakesTraceOptionsAndTrcstopEnds) {
-  const std::string args = "-o " + dir_.Path("log") + " -l -T 8K --channels 0,2";
+  const std::string args = "-o " + dir_.File("log") + " -l -T 8K --channels 0,2";
   EXPECT_EQ(trcstart(args.c_str()), 0);
   EXPECT_TRUE(Recorder::Get().recording());
   // Already recording: trcstart hands out the next channel that is off.
@@ -241,7 +242,7 @@ TEST_F(RecorderTest, TrcstartTakesTraceOptionsAndTrcstopEnds) {
   EXPECT_FALSE(Recorder::Get().recording());
   EXPECT_EQ(trcstop(0), -1);
   EXPECT_EQ(trcstart("-o"), -1);
-  auto events = ReadLog(dir_.Path("log"));
+  auto events = ReadLog(dir_.File("log"));
   ASSERT_TRUE(events) << events.error().message;
   const LoggedEvent* mode = FindUtil(*events, event::kUtilBufferMode);
   ASSERT_NE(mode, nullptr);
@@ -267,7 +268,7 @@ TEST_F(RecorderTest, StartingTwiceOrStoppingIdleIsAnError) {
 
 TEST_F(RecorderTest, UnwritableLogIsAnError) {
   RecorderOptions options;
-  options.log_path = dir_.Path("no/such/dir/log");
+  options.log_path = dir_.File("no/such/dir/log");
   auto started = Recorder::Get().Start(options);
   ASSERT_FALSE(started);
   EXPECT_NE(started.error().message.find("no/such/dir/log"), std::string::npos);

@@ -1,14 +1,10 @@
 #include "recorder/test_log.h"
 
-#include <stdlib.h>
-
-#include <cstring>
-#include <filesystem>
-
 #include "common/byte_order.h"
 #include "event/format.h"
 #include "event/reader.h"
 #include "event/s2.h"
+#include "event/test_util.h"
 
 namespace rastrace::recorder::testing {
 
@@ -17,24 +13,13 @@ Result<std::vector<LoggedEvent>> ReadLog(const std::string& path) {
   options.reformat = false;
   auto reader = event::LogReader::Open(path, options);
   if (!reader) return reader.error();
+  const event::testing::ReadAll all = event::testing::ReadEvents(*reader);
+  if (all.status == event::ReadStatus::kError) return reader->error();
   std::vector<LoggedEvent> events;
-  event::Event e;
-  for (;;) {
-    const event::ReadStatus status = reader->Next(e);
-    if (status == event::ReadStatus::kEnd) break;
-    if (status == event::ReadStatus::kError) return reader->error();
-    LoggedEvent out;
-    out.hook_id = e.hook_id;
-    out.subhook = e.subhook;
-    out.timestamped = e.timestamped;
-    out.generic = e.generic;
-    out.word_count = e.word_count;
-    out.words = e.words;
-    out.generic_word = e.generic_word;
-    out.buffer.assign(e.buffer.begin(), e.buffer.end());
-    out.thread_id = e.thread_id;
-    out.timestamp = e.timestamp;
-    events.push_back(std::move(out));
+  for (const event::testing::ReadEvent& read : all.events) {
+    const event::Event& e = read.event;
+    events.push_back({e.hook_id, e.subhook, e.timestamped, e.generic, e.word_count, e.words,
+                      e.generic_word, read.buffer, e.thread_id, e.timestamp});
   }
   return events;
 }
@@ -54,16 +39,6 @@ uint64_t LostIn(const std::vector<LoggedEvent>& events) {
     if (e.hook_id == event::kHookLost) lost += e.words[0];
   }
   return lost;
-}
-
-ScratchDir::ScratchDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "rastrace-test-XXXXXX").string();
-  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace rastrace::recorder::testing

@@ -1,4 +1,4 @@
-// Test helpers: a log read back into plain values, and a scratch directory.
+// Test helpers: a log read back into plain values (scratch directories: event/temp_dir.h).
 #pragma once
 
 #include <array>
@@ -31,19 +31,5 @@ std::vector<std::string> SplitS2(const std::vector<uint8_t>& buffer, size_t offs
 
 // The events lost according to the 006 events of `events`.
 uint64_t LostIn(const std::vector<LoggedEvent>& events);
-
-// A fresh directory under TMPDIR, removed with its files when destroyed.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string Path(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace rastrace::recorder::testing
