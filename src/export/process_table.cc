@@ -1,13 +1,9 @@
 #include "export/process_table.h"
 
 #include "event/format.h"
-#include "event/s2.h"
+#include "event/process_events.h"
 
 namespace rastrace::exporter {
-
-namespace {
-constexpr size_t kProcessIdsBytes = 16;  // ppid:8 tid:8 before the path of a 0x100 event
-}  // namespace
 
 std::optional<uint16_t> UtilitySubhook(const event::Event& e) {
   if (e.hook_id != event::kHookUtil) return std::nullopt;
@@ -25,22 +21,6 @@ std::string_view BaseName(std::string_view path) {
 
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
   if (event.layout != event::Layout::k64) return false;  // rastrace writes these 64-bit only
-  if (event.hook_id == event::kHookExec && event.generic) {
-    const auto path = event::ReadS2(event.buffer, 0, order);
-    if (!path) return false;
-    exec_path_[event.generic_word] = std::string(*path);
-    ++generation_;
-    return true;
-  }
-  if (event.hook_id == event::kHookFork && !event.generic && event.word_count >= 2) {
-    // The child runs the parent's program until it execs; its main thread is its pid.
-    const uint64_t child = event.words[0];
-    const auto parent = exec_path_.find(event.words[1]);
-    if (parent != exec_path_.end()) exec_path_[child] = parent->second;
-    pid_of_tid_[child] = child;
-    ++generation_;
-    return true;
-  }
   if (event.hook_id == event::kHookDynamicTracepoint && event.generic) {
     // The data word carries the hitting process's pid in its high half.
     const uint64_t pid = event.generic_word >> 32;
@@ -50,42 +30,32 @@ bool ProcessTable::Observe(const event::Event& event, ByteOrder order) {
     ++generation_;
     return true;
   }
-  if (event.hook_id != event::kHookUtil || !event.generic) return false;
-  switch (event.subhook) {
-    case event::kUtilProcess: {
-      if (event.buffer.size() < kProcessIdsBytes) return false;
-      const auto path = event::ReadS2(event.buffer, kProcessIdsBytes, order);
-      if (!path) return false;
-      const uint64_t pid = event.generic_word;
-      const uint64_t tid = Load64(event.buffer.data() + 8, order);
-      pid_of_tid_[tid] = pid;
-      if (!path->empty()) exec_path_[pid] = std::string(*path);
-      ++generation_;
-      return true;
+  const auto decoded = event::DecodeProcessEvent(event, order);
+  if (!decoded) return false;
+  // A string that does not fit its buffer makes the whole event malformed: it is ignored.
+  if (decoded->kind != event::ProcessEvent::Kind::kFork && !decoded->text) return false;
+  switch (decoded->kind) {
+    case event::ProcessEvent::Kind::kExec:
+      exec_path_[decoded->pid] = std::string(*decoded->text);
+      break;
+    case event::ProcessEvent::Kind::kFork: {
+      // The child runs the parent's program until it execs; its main thread is its pid.
+      const auto parent = exec_path_.find(decoded->parent);
+      if (parent != exec_path_.end()) exec_path_[decoded->pid] = parent->second;
+      pid_of_tid_[decoded->pid] = decoded->pid;
+      break;
     }
-    case event::kUtilExec: {
-      const auto path = event::ReadS2(event.buffer, 0, order);
-      if (!path) return false;
-      exec_path_[event.generic_word] = std::string(*path);
-      ++generation_;
-      return true;
-    }
-    case event::kUtilThreadName: {
-      const auto name = event::ReadS2(event.buffer, 0, order);
-      if (!name) return false;
-      thread_name_[event.generic_word] = std::string(*name);
-      // The recorder puts the thread's pid after the name (docs/log-format.md, 00A/104).
-      if (const auto at = event::S2End(event.buffer, 0, order); event.buffer.size() >= *at + 8) {
-        if (const uint64_t pid = Load64(event.buffer.data() + *at, order); pid != 0) {
-          pid_of_tid_[event.generic_word] = pid;
-        }
-      }
-      ++generation_;
-      return true;
-    }
-    default:
-      return false;
+    case event::ProcessEvent::Kind::kProcess:
+      pid_of_tid_[decoded->tid] = decoded->pid;
+      if (!decoded->text->empty()) exec_path_[decoded->pid] = std::string(*decoded->text);
+      break;
+    case event::ProcessEvent::Kind::kThreadName:
+      thread_name_[decoded->tid] = std::string(*decoded->text);
+      if (decoded->thread_pid != 0) pid_of_tid_[decoded->tid] = decoded->thread_pid;
+      break;
   }
+  ++generation_;
+  return true;
 }
 
 std::optional<uint64_t> ProcessTable::PidOf(uint64_t tid) const {

@@ -3,59 +3,35 @@
 #include <algorithm>
 #include <mutex>
 
-#include "event/format.h"
-#include "event/s2.h"
+#include "event/process_events.h"
 
 namespace rastrace::report {
 
-namespace {
-
-// A string that does not fit its buffer reads as empty: the table still learns the pid.
-std::string_view S2OrEmpty(std::span<const uint8_t> bytes, size_t at, ByteOrder order) {
-  return event::ReadS2(bytes, at, order).value_or(std::string_view{});
-}
-
-}  // namespace
-
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order, uint64_t sequence) {
-  if (event.hook_id == event::kHookExec && event.generic) {
-    SetPath(event.generic_word, S2OrEmpty(event.buffer, 0, order), sequence);
-    return true;
-  }
-  if (event.hook_id == event::kHookFork && !event.generic && event.word_count >= 2) {
-    std::string parent_path(PathOf(event.words[1]));
-    if (parent_path.empty()) return false;
-    SetPath(event.words[0], parent_path, sequence);
-    return true;
-  }
-  if (event.hook_id != event::kHookUtil || !event.generic) return false;
-  std::span<const uint8_t> buffer = event.buffer;
-  switch (event.subhook) {
-    case event::kUtilProcess: {
-      if (buffer.size() < 16) return false;
-      uint64_t tid = Load64(buffer.data() + 8, order);
-      SetPath(event.generic_word, S2OrEmpty(buffer, 16, order), sequence);
-      if (tid != 0) SetThread(tid, event.generic_word);
+  const auto decoded = event::DecodeProcessEvent(event, order);
+  if (!decoded) return false;
+  // A string that does not fit its buffer reads as empty: the table still learns the ids.
+  const std::string_view text = decoded->text.value_or(std::string_view{});
+  switch (decoded->kind) {
+    case event::ProcessEvent::Kind::kExec:
+      SetPath(decoded->pid, text, sequence);
+      return true;
+    case event::ProcessEvent::Kind::kFork: {
+      std::string parent_path(PathOf(decoded->parent));
+      if (parent_path.empty()) return false;
+      SetPath(decoded->pid, parent_path, sequence);
       return true;
     }
-    case event::kUtilExec:
-      SetPath(event.generic_word, S2OrEmpty(buffer, 0, order), sequence);
+    case event::ProcessEvent::Kind::kProcess:
+      SetPath(decoded->pid, text, sequence);
+      if (decoded->tid != 0) SetThread(decoded->tid, decoded->pid);
       return true;
-    case event::kUtilThreadName: {
-      const std::string_view name = S2OrEmpty(buffer, 0, order);
-      SetThreadName(event.generic_word, name);
-      // Recorders since 00A/104 carried it: the thread's pid after the name.
-      if (const auto at = event::S2End(buffer, 0, order);
-          !name.empty() && at && buffer.size() >= *at + 8) {
-        if (const uint64_t pid = Load64(buffer.data() + *at, order); pid != 0) {
-          SetThread(event.generic_word, pid);
-        }
-      }
+    case event::ProcessEvent::Kind::kThreadName:
+      SetThreadName(decoded->tid, text);
+      if (!text.empty() && decoded->thread_pid != 0) SetThread(decoded->tid, decoded->thread_pid);
       return true;
-    }
-    default:
-      return false;
   }
+  return false;
 }
 
 void ProcessTable::SetPath(uint64_t pid, std::string_view path, uint64_t sequence) {
