@@ -7,18 +7,6 @@
 namespace rastrace::dyntrace {
 namespace {
 
-stda::Timestamp LocalTimestamp(uint64_t realtime_ns) {
-  time_t seconds = static_cast<time_t>(realtime_ns / 1000000000u);
-  tm local;
-  localtime_r(&seconds, &local);
-  stda::Timestamp stamp;
-  stamp.hours = static_cast<uint8_t>(local.tm_hour);
-  stamp.minutes = static_cast<uint8_t>(local.tm_min);
-  stamp.seconds = static_cast<uint8_t>(local.tm_sec);
-  stamp.hundredths = static_cast<uint8_t>(realtime_ns % 1000000000u / 10000000u);
-  return stamp;
-}
-
 class StdaOutput : public RecordOutput {
  public:
   StdaOutput(std::string path, stda::TraceBuffer buffer)
@@ -37,7 +25,7 @@ class StdaOutput : public RecordOutput {
     spec.minor = tracepoint.minor;
     spec.pid = static_cast<uint16_t>(hit.pid);
     spec.flags = StdaFlags(hit.built);
-    spec.time = LocalTimestamp(hit.realtime_ns);
+    spec.time = stda::LocalTimestamp(hit.realtime_ns);
     spec.data = hit.data;
     Count(buffer_.Write(spec));
   }

@@ -13,21 +13,34 @@ struct LocalNow {
   uint8_t hundredths = 0;
 };
 
+LocalNow LocalAt(uint64_t realtime_ns) {
+  const auto seconds = static_cast<time_t>(realtime_ns / 1'000'000'000u);
+  LocalNow now;
+  localtime_r(&seconds, &now.tm);
+  now.hundredths = static_cast<uint8_t>(realtime_ns % 1'000'000'000u / 10'000'000u);
+  return now;
+}
+
 LocalNow Now() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
-  LocalNow now;
-  localtime_r(&ts.tv_sec, &now.tm);
-  now.hundredths = static_cast<uint8_t>(ts.tv_nsec / 10'000'000);
-  return now;
+  return LocalAt(static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u +
+                 static_cast<uint64_t>(ts.tv_nsec));
+}
+
+Timestamp ToTimestamp(const LocalNow& n) {
+  return {static_cast<uint8_t>(n.tm.tm_hour), static_cast<uint8_t>(n.tm.tm_min),
+          static_cast<uint8_t>(n.tm.tm_sec), n.hundredths};
 }
 
 }  // namespace
 
 Timestamp NowTimestamp() {
-  const LocalNow n = Now();
-  return {static_cast<uint8_t>(n.tm.tm_hour), static_cast<uint8_t>(n.tm.tm_min),
-          static_cast<uint8_t>(n.tm.tm_sec), n.hundredths};
+  return ToTimestamp(Now());
+}
+
+Timestamp LocalTimestamp(uint64_t realtime_ns) {
+  return ToTimestamp(LocalAt(realtime_ns));
 }
 
 Stamp NowStamp() {

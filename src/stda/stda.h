@@ -51,6 +51,8 @@ struct Timestamp {
   bool operator==(const Timestamp&) const = default;
 };
 Timestamp NowTimestamp();
+// The local time of a CLOCK_REALTIME instant (ns since the epoch), as a record's timestamp.
+Timestamp LocalTimestamp(uint64_t realtime_ns);
 
 // TRACE ON / TRACE OFF stamps of the new format: year:2 month day hour minute second hundredths.
 struct Stamp {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <numeric>
 #include <random>
 
@@ -9,6 +10,18 @@
 
 namespace rastrace::stda {
 namespace {
+
+TEST(StdaClock, LocalTimestampOfARealtimeInstant) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  // 01:02:03.456 on the first day of the epoch: hundredths are cut, not rounded.
+  EXPECT_EQ(LocalTimestamp(3723'456'000'000u), (Timestamp{1, 2, 3, 45}));
+  setenv("TZ", "UTC-2", 1);  // two hours east
+  tzset();
+  EXPECT_EQ(LocalTimestamp(3723'456'000'000u), (Timestamp{3, 2, 3, 45}));
+  unsetenv("TZ");
+  tzset();
+}
 
 using ::testing::HasSubstr;
 

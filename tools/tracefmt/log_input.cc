@@ -8,22 +8,6 @@
 #include "event/timebase.h"
 
 namespace rastrace::tracefmt {
-namespace {
-
-// Local wall-clock time of the hit, as an STDA record holds it (hh:mm:ss.hh).
-stda::Timestamp LocalTimestamp(uint64_t realtime_ns) {
-  const auto seconds = static_cast<time_t>(realtime_ns / 1000000000u);
-  std::tm local{};
-  localtime_r(&seconds, &local);
-  stda::Timestamp t;
-  t.hours = static_cast<uint8_t>(local.tm_hour);
-  t.minutes = static_cast<uint8_t>(local.tm_min);
-  t.seconds = static_cast<uint8_t>(local.tm_sec);
-  t.hundredths = static_cast<uint8_t>(realtime_ns % 1000000000u / 10000000u);
-  return t;
-}
-
-}  // namespace
 
 bool IsRastraceLog(std::span<const uint8_t> bytes) {
   if (bytes.size() < 4) return false;
@@ -71,7 +55,7 @@ LogRecords ReadLogRecords(const std::string& path) {
     if (e.timestamped) {
       const uint64_t ns = time_base.ToNanoseconds(e.timestamp);
       const uint64_t origin_ns = time_base.ToNanoseconds(origin_ticks);
-      r.time = LocalTimestamp(have_start ? start_s * 1000000000u + (ns - origin_ns) : ns);
+      r.time = stda::LocalTimestamp(have_start ? start_s * 1000000000u + (ns - origin_ns) : ns);
     }
     r.data.assign(e.buffer.begin(), e.buffer.end());
     out.records.push_back(std::move(r));
