@@ -46,7 +46,7 @@ enum class Mode { kUntraced, kUprobe, kPtrace };
 // Runs dt_loop `calls` times under `mode` with the TSF `site` (a TP= value and data); returns the
 // loop's ns per iteration, or a negative value on failure (the reason in `error`).
 double RunLoop(Mode mode, const std::string& site, long calls, uint64_t& hits, std::string& error,
-               bool arm_return_addresses) {
+               bool arm_return_addresses, bool single_step) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return -1;
   auto child = LaunchStopped({LoopProgram(), std::to_string(calls)}, pipe_fds[1]);
@@ -97,6 +97,7 @@ double RunLoop(Mode mode, const std::string& site, long calls, uint64_t& hits, s
         kill(*child, SIGKILL);
         return -1;
       }
+      if (single_step) (*engine)->SingleStepEverySite();
       int status = 0;
       bool exited = false;
       (void)(*engine)->Run(stop, status, exited);
@@ -128,7 +129,7 @@ double CpuNs() {
 }
 
 void LoopBenchmark(benchmark::State& state, Mode mode, std::string site, long calls,
-                   bool arm_return_addresses = false) {
+                   bool arm_return_addresses = false, bool single_step = false) {
   if (geteuid() != 0) {
     state.SkipWithError("needs root (ptrace of a child and uprobe events)");
     return;
@@ -139,7 +140,7 @@ void LoopBenchmark(benchmark::State& state, Mode mode, std::string site, long ca
   for (auto _ : state) {
     std::string error;
     double cpu_before = CpuNs();
-    double ns = RunLoop(mode, site, calls, hits, error, arm_return_addresses);
+    double ns = RunLoop(mode, site, calls, hits, error, arm_return_addresses, single_step);
     cpu += CpuNs() - cpu_before;
     if (ns < 0) {
       state.SkipWithError(error.c_str());
@@ -176,9 +177,13 @@ void BM_LoopPtraceEntry(benchmark::State& state) {
 void BM_LoopPtraceEmulatedStore(benchmark::State& state) {
   LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target+4, REGS=(RDI)", 20000);
 }
-// probe_target+15 is add %rax,%rax, which the emulator leaves alone: single-stepped.
-void BM_LoopPtraceSingleStep(benchmark::State& state) {
+// probe_target+15 is add %rax,%rax: emulated (an ALU operation between registers, flags).
+void BM_LoopPtraceEmulatedAlu(benchmark::State& state) {
   LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target+15, REGS=(RDI)", 20000);
+}
+// The same site single-stepped (what an instruction the emulator refuses costs).
+void BM_LoopPtraceSingleStep(benchmark::State& state) {
+  LoopBenchmark(state, Mode::kPtrace, "TP=.probe_target+15, REGS=(RDI)", 20000, false, true);
 }
 // RETEP at probe_target's ret (emulated): one stop per call.
 void BM_LoopPtraceReturn(benchmark::State& state) {
@@ -202,6 +207,7 @@ BENCHMARK(BM_LoopPtraceEmulatedStore)
     ->UseManualTime()
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoopPtraceEmulatedAlu)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceSingleStep)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceReturn)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoopPtraceReturnArmed)->UseManualTime()->Iterations(3)->Unit(benchmark::kMillisecond);

@@ -1,6 +1,6 @@
 // Fuzzes the x86-64 length decoder, the return finder, the decoder and the emulator: any bytes
-// decode to nothing or to an instruction no longer than the input (and 15 bytes), and emulating it
-// on a small fake memory never crashes.
+// decode to nothing or to an instruction no longer than the input (and 15 bytes), emulating it on a
+// small fake memory never crashes, and an emulation refused for a fault changes nothing.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +24,7 @@ class SmallMemory : public rastrace::dyntrace::EmulatedMemory {
     std::memcpy(bytes_.data() + (address - kBase), in.data(), in.size());
     return true;
   }
+  bool Same(const SmallMemory& other) const { return bytes_ == other.bytes_; }
 
  private:
   static constexpr uint64_t kBase = 0x1000;
@@ -46,7 +47,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   rastrace::dyntrace::X86State state;
   for (size_t i = 0; i < state.gpr.size(); ++i) state.gpr[i] = 0x1000 + 8 * i;
   state.rip = 0x400000;
+  state.rflags = 0x202 | (size > 0 ? data[0] & 0xD5 : 0);
+  state.fs_base = 0x1000;
   SmallMemory memory;
-  (void)rastrace::dyntrace::EmulateX86(*decoded, state, memory);
+  const rastrace::dyntrace::X86State before = state;
+  const SmallMemory memory_before = memory;
+  if (!rastrace::dyntrace::EmulateX86(*decoded, state, memory)) {
+    // A refused emulation (a fault) must leave registers and memory as they were.
+    if (state.gpr != before.gpr || state.rip != before.rip || state.rflags != before.rflags ||
+        !memory.Same(memory_before)) {
+      std::abort();
+    }
+  }
   return 0;
 }
