@@ -428,7 +428,7 @@ TEST_F(PtraceTest, FourThreadsThroughSingleStepsAndArmedReturns) {
   EXPECT_EQ(run.sink.OfMinor(2).size(), 600u);
   EXPECT_GE(run.stats.single_steps, 1200u);
   EXPECT_EQ(run.stats.emulated, 0u);
-  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"}));
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"})) << "status " << run.status;
 }
 
 // A tracepoint on every instruction of dt_forms's forms(), recording the registers and the top

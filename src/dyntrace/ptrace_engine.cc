@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,10 +39,10 @@ bool SameProcess(pid_t tid, pid_t pid) {
   return ::access(fmt::format("/proc/{}/task/{}", pid, tid).c_str(), F_OK) == 0;
 }
 
-// waitpid that survives the tracer's own timer and stop signals.
-pid_t WaitFor(pid_t pid, int& status) {
+// waitpid for any traced task, surviving the tracer's own timer and stop signals.
+pid_t WaitAnyTask(int& status) {
   for (;;) {
-    pid_t got = waitpid(pid, &status, __WALL);
+    pid_t got = waitpid(-1, &status, __WALL);
     if (got >= 0 || errno != EINTR) return got;
   }
 }
@@ -143,6 +144,40 @@ struct PtraceEngine::Impl {
   std::optional<LateModule> late;
   bool late_attached = false;  // the late module's breakpoints are in place
   bool emulate = true;
+  // Statuses of other tasks that arrived while one was waited for; handled before new ones.
+  std::deque<std::pair<pid_t, int>> deferred;
+  std::optional<int> leader_exit;  // the process's main thread ended with this wait status
+
+  // The next status of any task: deferred ones first. Waiting for one task by its id could
+  // hang: a main thread that has exited is not reported before its other threads are reaped.
+  pid_t WaitAny(int& status) {
+    if (!deferred.empty()) {
+      auto [tid, deferred_status] = deferred.front();
+      deferred.pop_front();
+      status = deferred_status;
+      return tid;
+    }
+    return WaitAnyTask(status);
+  }
+
+  // The next status of `tid`; those of other tasks are deferred.
+  pid_t WaitTask(pid_t tid, int& status) {
+    for (auto it = deferred.begin(); it != deferred.end(); ++it) {
+      if (it->first == tid) {
+        status = it->second;
+        deferred.erase(it);
+        return tid;
+      }
+    }
+    for (;;) {
+      pid_t got = WaitAnyTask(status);
+      if (got < 0 || got == tid) return got;
+      deferred.emplace_back(got, status);
+      if (got == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+        return -1;  // the whole process is gone, `tid` with it
+      }
+    }
+  }
 
   ~Impl() {
     if (mem_fd >= 0) ::close(mem_fd);
@@ -207,6 +242,12 @@ struct PtraceEngine::Impl {
   // Stops every running thread except `except` (PTRACE_INTERRUPT) and waits for each stop,
   // recording breakpoint hits that arrive meanwhile.
   void StopAll(pid_t except) {
+    // Tasks that already reported are stopped (or gone): handle them first.
+    while (!deferred.empty()) {
+      auto [tid, status] = deferred.front();
+      deferred.pop_front();
+      HandleStop(tid, status, /*resume=*/false);
+    }
     std::set<pid_t> waiting;
     for (auto& [tid, thread] : threads) {
       if (tid == except || thread.stopped) continue;
@@ -214,11 +255,10 @@ struct PtraceEngine::Impl {
     }
     while (!waiting.empty()) {
       int status = 0;
-      pid_t tid = WaitFor(*waiting.begin(), status);
-      if (tid < 0) {
-        threads.erase(*waiting.begin());
-        waiting.erase(waiting.begin());
-        continue;
+      pid_t tid = WaitAny(status);
+      if (tid < 0) {  // no task left to report: those still waited for are gone
+        for (pid_t gone : waiting) threads.erase(gone);
+        break;
       }
       waiting.erase(tid);
       HandleStop(tid, status, /*resume=*/false);
@@ -268,7 +308,8 @@ struct PtraceEngine::Impl {
     for (;;) {
       if (ptrace(PTRACE_SINGLESTEP, tid, nullptr, nullptr) != 0) break;
       int status = 0;
-      if (WaitFor(tid, status) < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (WaitTask(tid, status) < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+        if (tid == pid && (WIFEXITED(status) || WIFSIGNALED(status))) leader_exit = status;
         threads.erase(tid);
         break;
       }
@@ -416,8 +457,9 @@ struct PtraceEngine::Impl {
     ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message);
     pid_t child = static_cast<pid_t>(message);
     if (event == PTRACE_EVENT_CLONE) {
-      Thread& thread = threads[child];
-      thread.stopped = false;  // its first stop arrives through the main loop
+      // Its first stop may have been handled already (and left it stopped, e.g. while the world
+      // was stopped for a step): an existing entry is kept as it is.
+      threads.try_emplace(child);
     } else if (event == PTRACE_EVENT_FORK) {
       fork_children.insert(child);
     } else if (event == PTRACE_EVENT_VFORK) {
@@ -437,6 +479,7 @@ struct PtraceEngine::Impl {
       return;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (tid == pid) leader_exit = status;
       threads.erase(tid);
       vfork_children.erase(tid);
       return;
@@ -677,8 +720,16 @@ Result<void> PtraceEngine::Run(const std::atomic<bool>& stop, int& exit_status, 
   impl.StepOverStopped(0);
   impl.ResumeStopped(0);
   while (!stop.load(std::memory_order_relaxed)) {
+    if (impl.leader_exit) {
+      // Seen while the world was stopped for a step.
+      exited = true;
+      exit_status = *impl.leader_exit;
+      impl.detached = true;
+      return Ok();
+    }
     int status = 0;
-    pid_t tid = waitpid(-1, &status, __WALL);
+    // An interrupted wait goes back to `stop` (trace off's SIGTERM lands here).
+    pid_t tid = !impl.deferred.empty() ? impl.WaitAny(status) : waitpid(-1, &status, __WALL);
     if (tid < 0) {
       if (errno == EINTR) continue;
       if (errno == ECHILD) {
