@@ -146,6 +146,10 @@ TEST(ProcessTest, ForkedChildGetsFreshBuffersAndItsOwnLog) {
 }
 
 TEST(ProcessTest, FatalSignalFlushesTheLogAndStillKills) {
+#ifdef RASTRACE_TSAN
+  GTEST_SKIP() << "TSan does not support starting threads after a multi-threaded fork (this "
+                  "process already runs the session-attach thread)";
+#else
   TempDir dir;
   const std::string log = dir.File("log");
   const pid_t child = fork();
@@ -164,6 +168,7 @@ TEST(ProcessTest, FatalSignalFlushesTheLogAndStillKills) {
   ASSERT_TRUE(events) << events.error().message;
   EXPECT_EQ(ValuesOf(*events, 0x0D00).size(), 100u);
   EXPECT_EQ(events->back().hook_id, event::kHookTraceOff);
+#endif
 }
 
 void ExitFortyTwo(int) {
