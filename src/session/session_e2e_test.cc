@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -606,14 +607,25 @@ void ExpectKernelEvents(SessionE2E& test, const std::string& reader) {
   const uint64_t pid = std::stoull(hook.out);
   SessionE2E::LogSummary s = Summarize(log);
   EXPECT_EQ(s.hooks_by_pid_word[pid], 10u);
-  EXPECT_GT(s.syscalls_by_thread[pid], 0u) << "no system call of the traced process";
   // Every thread's first kernel event says on which cpu it ran.
   EXPECT_GT(s.cpu_events, 0u);
+  EXPECT_GT(s.hooks[kHookSystemCall], 0u);
   EXPECT_GT(s.hooks[kHookSyscallReturn], 0u);
   EXPECT_GT(s.hooks[kHookDispatch] + s.hooks[kHookIdle], 0u);
-  EXPECT_GT(s.hooks[kHookExec], 0u);
-  EXPECT_GT(s.hooks[kHookExit], 0u);
-  EXPECT_GT(s.hooks[kHookFork], 0u);
+  // A machine busy with system calls (other tests, a build) can overflow the kernel's buffers,
+  // which then overwrite their oldest events: those of the short-lived hooker among them. Such
+  // losses are counted in a 006 event; only a session that lost nothing must hold every event.
+  const uint64_t kernel_lost = s.lost - s.lost_by_threads;
+  if (kernel_lost != 0) {
+    std::cout << "the kernel's buffers overflowed (" << kernel_lost
+              << " events lost, counted): the hooker's own kernel events are not checked"
+              << std::endl;  // before Exec forks with this buffer
+  } else {
+    EXPECT_GT(s.syscalls_by_thread[pid], 0u) << "no system call of the traced process";
+    EXPECT_GT(s.hooks[kHookExec], 0u);
+    EXPECT_GT(s.hooks[kHookExit], 0u);
+    EXPECT_GT(s.hooks[kHookFork], 0u);
+  }
 
   // The report reads like AIX's, with the default and the kernel templates.
   const std::string templates = dir_ + "/trcfmt";
