@@ -765,8 +765,18 @@ Result<void> PtraceEngine::Detach() {
   }
   for (auto& [tid, thread] : impl.threads) {
     // A thread rewound onto a site now finds the original instruction there.
-    ptrace(PTRACE_DETACH, tid, nullptr,
-           reinterpret_cast<void*>(static_cast<long>(thread.held_signal)));
+    auto signal = reinterpret_cast<void*>(static_cast<long>(thread.held_signal));
+    if (ptrace(PTRACE_DETACH, tid, nullptr, signal) == 0 || tid == impl.pid) continue;
+    // Not in a ptrace stop: it exited just before the stop (a zombie that only its tracer can
+    // reap, and whose main thread cannot be reaped by anyone until then) or still runs.
+    ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      int status = 0;
+      pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+      if (got == tid && WIFSTOPPED(status)) ptrace(PTRACE_DETACH, tid, nullptr, signal);
+      if (got != 0) break;
+      usleep(1000);
+    }
   }
   impl.threads.clear();
   return Ok();
