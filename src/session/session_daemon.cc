@@ -40,7 +40,7 @@ using namespace std::chrono_literals;
 // How long trcstop waits for attached processes to drain their buffers.
 constexpr auto kDrainDeadline = 10s;
 constexpr int kClientTimeoutMs = 2000;
-constexpr int kStopReplyTimeoutMs = 120000;
+constexpr int kReplyCheckMs = 200;  // how often a waiting client checks that the daemon lives
 
 Result<void> MakePrivateDir(const std::string& path) {
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
@@ -183,6 +183,51 @@ Result<std::string> ReadLine(int fd, int timeout_ms) {
 
 std::string SocketPath(const std::string& dir) {
   return dir + "/control";
+}
+
+// The pid the daemon of channel directory `dir` wrote into its lock file (0 when unknown).
+pid_t DaemonPid(const std::string& dir) {
+  std::string text = ReadSmallFile(dir + "/lock");
+  text = text.substr(0, text.find('\n'));
+  return static_cast<pid_t>(ParseNumber(text).value_or(0));
+}
+
+// The daemon holds an flock on chN/lock as long as it runs (released by the kernel when it
+// exits, also while it is a zombie nobody reaps; a reused pid cannot fool it).
+bool DaemonRuns(const std::string& dir) {
+  const int fd = open((dir + "/lock").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return held;
+}
+
+// The daemon's reply. A trcstop may take long (draining processes, a slow or loaded machine), so
+// there is no fixed deadline: the client waits as long as the daemon that holds the channel lives.
+Result<std::string> ReadReply(int fd, const std::string& dir) {
+  const pid_t daemon = DaemonPid(dir);
+  std::string line;
+  while (line.empty() || line.back() != '\n') {
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = poll(&pfd, 1, kReplyCheckMs);
+    if (ready < 0 && errno != EINTR) return MakeError("poll: {}", std::strerror(errno));
+    if (ready <= 0) {
+      if (!DaemonRuns(dir)) {
+        return MakeError("the session daemon (pid {}) ended without answering", daemon);
+      }
+      continue;
+    }
+    char c;
+    const ssize_t n = recv(fd, &c, 1, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return MakeError("the session daemon (pid {}) closed the connection without answering ({})",
+                       daemon, DaemonRuns(dir) ? "it still runs" : "it has ended");
+    }
+    line.push_back(c);
+    if (line.size() > kMaxLine) return MakeError("line longer than {} bytes", kMaxLine);
+  }
+  return line;
 }
 
 }  // namespace
@@ -602,27 +647,39 @@ Reply SessionDaemon::Handle(Command command) {
   return {false, "unknown request"};
 }
 
+void SessionDaemon::Answer(int client) {
+  ucred peer{};
+  socklen_t length = sizeof peer;
+  Reply reply;
+  if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+      (peer.uid != geteuid() && peer.uid != 0)) {
+    reply = {false, "permission denied: the session belongs to another user"};
+  } else if (auto line = ReadLine(client, kClientTimeoutMs); !line) {
+    reply = {false, line.error().message};
+  } else if (auto command = ParseRequest(*line); !command) {
+    reply = {false, command.error().message};
+  } else {
+    reply = Handle(*command);
+  }
+  WriteAll(client, FormatReply(reply));
+  close(client);
+}
+
 void SessionDaemon::Serve(const std::atomic<bool>& quit) {
   while (!quit.load() && !stopped_.load()) {
     pollfd pfd{listen_fd_, POLLIN, 0};
     if (poll(&pfd, 1, 100) <= 0) continue;
     const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (client < 0) continue;
-    ucred peer{};
-    socklen_t length = sizeof peer;
-    Reply reply;
-    if (getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
-        (peer.uid != geteuid() && peer.uid != 0)) {
-      reply = {false, "permission denied: the session belongs to another user"};
-    } else if (auto line = ReadLine(client, kClientTimeoutMs); !line) {
-      reply = {false, line.error().message};
-    } else if (auto command = ParseRequest(*line); !command) {
-      reply = {false, command.error().message};
-    } else {
-      reply = Handle(*command);
-    }
-    WriteAll(client, FormatReply(reply));
-    close(client);
+    if (client >= 0) Answer(client);
+  }
+  // Requests that connected while the session ended (a trcstop racing a signal, or a second
+  // trcstop) are answered, not dropped: a trcstop that finds the session stopped gets its totals.
+  for (;;) {
+    pollfd pfd{listen_fd_, POLLIN, 0};
+    if (poll(&pfd, 1, 0) <= 0) break;
+    const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) break;
+    Answer(client);
   }
 }
 
@@ -657,7 +714,7 @@ Result<Reply> SendRequest(const std::string& base_dir, unsigned channel, Command
   Result<Reply> reply = MakeError("no reply");
   if (!WriteAll(fd, FormatRequest(command))) {
     reply = MakeError("{}: cannot send the request", socket_path);
-  } else if (auto line = ReadLine(fd, kStopReplyTimeoutMs); !line) {
+  } else if (auto line = ReadReply(fd, dir); !line) {
     reply = MakeError("{}: {}", socket_path, line.error().message);
   } else {
     reply = ParseReply(*line);

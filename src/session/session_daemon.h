@@ -59,6 +59,7 @@ class SessionDaemon {
   SessionDaemon(SessionConfig config, unsigned channel, std::string dir, int lock_fd);
   void Publish();  // bumps the page's generation and wakes every attached process
   Reply Handle(Command command);
+  void Answer(int client);  // reads one request from `client`, replies and closes it
   // Waits for every attached process to release its lock; `finished` gets the pids that did.
   std::vector<std::string> WaitForProcesses(uint64_t& processes, std::vector<uint64_t>& finished);
   void Cleanup();

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -463,6 +464,70 @@ TEST_F(SessionE2E, KilledProcessIsRecoveredWhileTheSessionRuns) {
   EXPECT_EQ(s.lost, 0u);
   EXPECT_EQ(s.hooks_by_pid_word[std::stoull(pid)], 30000u);
   EXPECT_EQ(s.trace_cuts, 1u);
+}
+
+// trcstop has no deadline of its own: it waits for the reply as long as the daemon runs (a
+// sanitizer build on a loaded machine can take long to drain), and says so when the daemon dies.
+TEST_F(SessionE2E, TrcstopWaitsForASlowDaemonAndNoticesADeadOne) {
+  const std::string log = dir_ + "/slow";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020", "-o", log}).status, 0);
+  const pid_t daemon = std::atoi(Slurp(dir_ + "/run/ch0/lock").c_str());
+  ASSERT_GT(daemon, 0);
+  // A stopped daemon answers nothing: trcstop waits, and gets its answer once it runs again.
+  ASSERT_EQ(kill(daemon, SIGSTOP), 0);
+  const pid_t stop = Spawn({Bin("trcstop")}, "slow");
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(waitpid(stop, nullptr, WNOHANG), 0) << "trcstop gave up on a daemon that lives";
+  ASSERT_EQ(kill(daemon, SIGCONT), 0);
+  Outcome slow = Wait(stop, "slow");
+  EXPECT_EQ(slow.status, 0) << slow.err;
+  EXPECT_TRUE(std::filesystem::exists(log));
+
+  // A daemon that dies while trcstop waits: trcstop says so and fails.
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020", "-o", log + "2"}).status, 0);
+  const pid_t second = std::atoi(Slurp(dir_ + "/run/ch0/lock").c_str());
+  ASSERT_GT(second, 0);
+  ASSERT_EQ(kill(second, SIGSTOP), 0);
+  const pid_t waiting = Spawn({Bin("trcstop")}, "dead");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(second, SIGKILL), 0);
+  Outcome dead = Wait(waiting, "dead");
+  EXPECT_EQ(dead.status, 1);
+  EXPECT_NE(dead.err.find("the session daemon (pid " + std::to_string(second) + ")"),
+            std::string::npos)
+      << dead.err;
+}
+
+// A trcstop that connects while the session ends on a signal is answered, never dropped.
+TEST_F(SessionE2E, TrcstopRacingATerminatedSessionIsAnswered) {
+  for (int round = 0; round < 3; ++round) {
+    const std::string log = dir_ + "/raced" + std::to_string(round);
+    ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020", "-o", log}).status, 0);
+    const pid_t daemon = std::atoi(Slurp(dir_ + "/run/ch0/lock").c_str());
+    ASSERT_GT(daemon, 0);
+    // The daemon is stopped while both arrive, so the request waits in the listen backlog while
+    // the signal ends the session.
+    ASSERT_EQ(kill(daemon, SIGSTOP), 0);
+    const pid_t stop = Spawn({Bin("trcstop")}, "raced");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ASSERT_EQ(kill(daemon, SIGTERM), 0);
+    ASSERT_EQ(kill(daemon, SIGCONT), 0);
+    Outcome raced = Wait(stop, "raced");
+    // Either answer is right (the signal or the request stopped the session): a closed
+    // connection is not.
+    EXPECT_TRUE(raced.status == 0 ||
+                raced.err.find("no trace session is running") != std::string::npos)
+        << raced.status << " " << raced.err;
+    EXPECT_EQ(raced.err.find("without answering"), std::string::npos) << raced.err;
+    EXPECT_TRUE(std::filesystem::exists(log));
+    // The next round starts once the daemon has let its channel go.
+    const int lock = open((dir_ + "/run/ch0/lock").c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(lock, 0);
+    for (int i = 0; i < 5000 && flock(lock, LOCK_EX | LOCK_NB) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    close(lock);
+  }
 }
 
 // A process started before the session (no session directory at all, or one left by an earlier

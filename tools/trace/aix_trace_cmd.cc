@@ -88,6 +88,8 @@ int RunBackground(const SessionConfig& config) {
       dup2(null, STDIN_FILENO);
       if (config.log.log_path != "-") dup2(null, STDOUT_FILENO);
     }
+    // Before `trace -a` returns: a SIGTERM right after it must stop the session, not kill it.
+    StopOnSignals(false);
     std::vector<std::string> notices;
     auto daemon = StartDaemon(config, notices);
     std::string message;
@@ -101,7 +103,6 @@ int RunBackground(const SessionConfig& config) {
     (void)!write(ready[1], message.data(), message.size());
     close(ready[1]);
     if (null >= 0) dup2(null, STDERR_FILENO);
-    StopOnSignals(false);
     (*daemon)->Serve(g_signalled);
     const bool ok = (*daemon)->Stop().ok();
     daemon->reset();
