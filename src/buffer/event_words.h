@@ -33,6 +33,11 @@ constexpr size_t EventWords(uint64_t hookword) {
   return words + (length + 7) / 8;
 }
 
+// The hookword of the 00A/108 event a thread writes when it moves to another CPU. Not a traced
+// event: it is never counted as lost (a marker that finds no room waits for the next hook).
+inline constexpr uint64_t kCpuMarkerHookword =
+    MakeHookword(0, 8, uint32_t{event::kHookUtil} << 16 | event::kUtilCpu);
+
 constexpr size_t GenericEventWords(size_t buffer_bytes, bool timestamped) {
   return 3 + (timestamped ? 1 : 0) + (buffer_bytes + 7) / 8;
 }

@@ -97,8 +97,9 @@ bool RingBuffer::MakeRoom(size_t words) {
       uint64_t tail = producer_.cached_tail;
       uint64_t overwritten = 0;
       while (head + words - tail > capacity) {
-        tail += EventWords(WordAt(tail));
-        ++overwritten;
+        const uint64_t hookword = WordAt(tail);
+        tail += EventWords(hookword);
+        if (hookword != kCpuMarkerHookword) ++overwritten;
       }
       // A corrupt size cannot carry the tail past the head: clamp, so the ring stays usable.
       if (tail > head) tail = head;
@@ -113,6 +114,17 @@ bool RingBuffer::MakeRoom(size_t words) {
     }
   }
   return false;
+}
+
+bool RingBuffer::ReserveIfRoom(size_t words, uint64_t* position) {
+  if (!FitsCached(words)) {
+    producer_.cached_tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
+    if (!FitsCached(words) && (producer_.mode != Mode::kCircular || !MakeRoom(words))) {
+      return false;
+    }
+  }
+  *position = producer_.head;
+  return true;
 }
 
 void RingBuffer::PutBytes(uint64_t position, const void* bytes, size_t length) {

@@ -101,6 +101,9 @@ class RingBuffer {
   }
   // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
   bool MakeRoom(size_t words);
+  // Reserve for an event that may wait (a CPU marker): where Reserve would drop, stop or block,
+  // this returns false and counts nothing; in circular mode it overwrites as Reserve does.
+  bool ReserveIfRoom(size_t words, uint64_t* position);
   // Where the next event starts, and the storage: for hot paths that store words themselves
   // (word i of the event at data()[(position + i) & mask()]) and then Publish.
   uint64_t position() const { return producer_.head; }

@@ -113,6 +113,42 @@ TEST(RingBufferTest, CircularKeepsTheNewestAndCountsOverwritten) {
   for (uint64_t i = 0; i < 128; ++i) EXPECT_EQ(seqs[i], 872 + i);
 }
 
+// A CPU marker (3 words) as the recorder writes it; false when it found no room.
+bool WriteCpuMarker(RingBuffer& ring, uint64_t cpu) {
+  uint64_t at = 0;
+  if (!ring.ReserveIfRoom(3, &at)) return false;
+  ring.Put(at, kCpuMarkerHookword);
+  ring.Put(at + 1, cpu);
+  ring.Put(at + 2, ring.thread_id());
+  ring.Publish(at + 3);
+  return true;
+}
+
+TEST(RingBufferTest, ACpuMarkerWithoutRoomWaitsAndIsNotCountedLost) {
+  for (Mode mode : {Mode::kAlternate, Mode::kSingle, Mode::kBlocking}) {
+    RingBuffer ring(4096, mode, kTid);
+    for (uint64_t i = 0; i < 128; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+    EXPECT_FALSE(WriteCpuMarker(ring, 1));
+    EXPECT_EQ(ring.lost(), 0u);
+    EXPECT_FALSE(ring.full());  // single mode: a marker does not end tracing
+    // Room again (the writer drained): the marker goes in.
+    EXPECT_EQ(Drain(ring).size(), 128u);
+    EXPECT_TRUE(WriteCpuMarker(ring, 1));
+    EXPECT_EQ(ring.head(), 3u + 512u);
+  }
+}
+
+TEST(RingBufferTest, CircularOverwritesMarkersWithoutCountingThem) {
+  RingBuffer ring(4096, Mode::kCircular, kTid);
+  ASSERT_TRUE(WriteCpuMarker(ring, 0));
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  // 128 events fit once the marker's 3 words are gone too: 72 traced events overwritten.
+  EXPECT_EQ(ring.lost(), 72u);
+  // A marker overwrites traced events when it must, and those are counted.
+  ASSERT_TRUE(WriteCpuMarker(ring, 1));
+  EXPECT_EQ(ring.lost(), 73u);
+}
+
 TEST(RingBufferTest, CircularOverwritesWholeEventsOfMixedSizes) {
   RingBuffer ring(4096, Mode::kCircular, kTid);
   const std::string text = "a generic buffer of some length";

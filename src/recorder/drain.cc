@@ -37,8 +37,10 @@ void DiscardRest(Cursor& cursor, DrainResult& result) {
   while (cursor.position < cursor.end) {
     uint64_t hookword = 0;
     const size_t words = WordsAt(cursor, &hookword);
-    ++cursor.slot->lost_by_writer;
-    ++result.discarded;
+    if (hookword != buffer::kCpuMarkerHookword) {  // a CPU marker is not a traced event
+      ++cursor.slot->lost_by_writer;
+      ++result.discarded;
+    }
     if (words == 0) {
       cursor.position = cursor.end;
       break;

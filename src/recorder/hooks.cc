@@ -43,16 +43,18 @@ namespace {
 }
 
 // A thread that moved to another CPU says so before its next event: 00A/108 with the CPU, no
-// timestamp (it takes that of the event before it). A full ring drops it, and the next hook tries
-// again. Without rseq the CPU is unknown and nothing is written.
+// timestamp (it takes that of the event before it). It is not a traced event: a ring without room
+// for it does not count it lost, and the next hook tries again (in circular mode it overwrites the
+// oldest events, which are counted, and an overwritten marker is not). Without rseq the CPU is
+// unknown and nothing is written.
 [[gnu::noinline, gnu::cold]] void NoteCpu(buffer::RingBuffer* ring, uint32_t cpu) {
   if (cpu >= kFirstInvalidCpu) {
     ring->set_producer_cpu(cpu);
     return;
   }
   uint64_t at = 0;
-  if (!ring->Reserve(3, &at)) return Dropped(ring);
-  ring->Put(at, buffer::MakeHookword(0, 8, uint32_t{event::kHookUtil} << 16 | event::kUtilCpu));
+  if (!ring->ReserveIfRoom(3, &at)) return;  // the next hook tries again; nothing is lost
+  ring->Put(at, buffer::kCpuMarkerHookword);
   ring->Put(at + 1, cpu);
   ring->Put(at + 2, ring->thread_id());
   ring->Publish(at + 3);
