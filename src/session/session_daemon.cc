@@ -26,6 +26,7 @@
 #include "recorder/clock.h"
 #include "recorder/header_events.h"
 #include "recorder/log_sink.h"
+#include "session/daemon_diagnostics.h"
 #include "session/event_builder.h"
 #include "session/merge.h"
 #include "session/process_recovery.h"
@@ -202,6 +203,14 @@ bool DaemonRuns(const std::string& dir) {
   return held;
 }
 
+// What a daemon that died left in its daemon.err (its stderr), for the client's message: the
+// daemon is not the client's child, so its wait status is not known, but its fatal-signal line is.
+std::string LastWords(const std::string& dir) {
+  const std::string tail = DaemonErrTail(dir);
+  if (tail.empty()) return fmt::format("; {} is empty", DaemonErrPath(dir));
+  return fmt::format("; the end of {}:\n{}", DaemonErrPath(dir), tail);
+}
+
 // The daemon's reply. A trcstop may take long (draining processes, a slow or loaded machine), so
 // there is no fixed deadline: the client waits as long as the daemon that holds the channel lives.
 Result<std::string> ReadReply(int fd, const std::string& dir) {
@@ -213,7 +222,8 @@ Result<std::string> ReadReply(int fd, const std::string& dir) {
     if (ready < 0 && errno != EINTR) return MakeError("poll: {}", std::strerror(errno));
     if (ready <= 0) {
       if (!DaemonRuns(dir)) {
-        return MakeError("the session daemon (pid {}) ended without answering", daemon);
+        return MakeError("the session daemon (pid {}) ended without answering{}", daemon,
+                         LastWords(dir));
       }
       continue;
     }
@@ -221,8 +231,16 @@ Result<std::string> ReadReply(int fd, const std::string& dir) {
     const ssize_t n = recv(fd, &c, 1, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      return MakeError("the session daemon (pid {}) closed the connection without answering ({})",
-                       daemon, DaemonRuns(dir) ? "it still runs" : "it has ended");
+      // A daemon that dies closes its sockets and its lock in no set order: give the lock a
+      // moment, so that a death is reported as one.
+      bool runs = DaemonRuns(dir);
+      for (int i = 0; i < 100 && runs; ++i) {
+        std::this_thread::sleep_for(10ms);
+        runs = DaemonRuns(dir);
+      }
+      return MakeError("the session daemon (pid {}) closed the connection without answering ({}){}",
+                       daemon, runs ? "it still runs" : "it has ended",
+                       runs ? std::string() : LastWords(dir));
     }
     line.push_back(c);
     if (line.size() > kMaxLine) return MakeError("line longer than {} bytes", kMaxLine);
@@ -707,6 +725,11 @@ Result<Reply> SendRequest(const std::string& base_dir, unsigned channel, Command
     const int saved = errno;
     close(fd);
     if (saved == ECONNREFUSED || saved == ENOENT) {
+      // The socket is still there but nobody listens: its daemon died without cleaning up.
+      if (saved == ECONNREFUSED && !DaemonRuns(dir)) {
+        return MakeError("no trace session is running (channel {}): its daemon (pid {}) died{}",
+                         channel, DaemonPid(dir), LastWords(dir));
+      }
       return MakeError("no trace session is running (channel {})", channel);
     }
     return MakeError("{}: {}", socket_path, std::strerror(saved));

@@ -498,6 +498,48 @@ TEST_F(SessionE2E, TrcstopWaitsForASlowDaemonAndNoticesADeadOne) {
       << dead.err;
 }
 
+// A background daemon has no terminal: its stderr is chN/daemon.err, a fatal signal leaves its
+// number there, and trcstop quotes it when the daemon died (issue #7: deaths during Stop were
+// silent).
+TEST_F(SessionE2E, TrcstopQuotesWhyTheDaemonDied) {
+  const std::string log = dir_ + "/died";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020", "-o", log}).status, 0);
+  const pid_t daemon = std::atoi(Slurp(dir_ + "/run/ch0/lock").c_str());
+  ASSERT_GT(daemon, 0);
+  struct stat st;
+  ASSERT_EQ(lstat((dir_ + "/run/ch0/daemon.err").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // Dies while trcstop waits for its answer.
+  ASSERT_EQ(kill(daemon, SIGSTOP), 0);
+  const pid_t waiting = Spawn({Bin("trcstop")}, "aborted");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(daemon, SIGABRT), 0);
+  ASSERT_EQ(kill(daemon, SIGCONT), 0);
+  Outcome dead = Wait(waiting, "aborted");
+  EXPECT_EQ(dead.status, 1);
+  EXPECT_NE(dead.err.find("without answering"), std::string::npos) << dead.err;
+  EXPECT_NE(dead.err.find("trace daemon (pid " + std::to_string(daemon) +
+                          "): fatal signal 6 (SIGABRT) sent by pid " + std::to_string(getpid())),
+            std::string::npos)
+      << dead.err;
+
+  // Dies before trcstop asks: its socket is left behind, and trcstop still says why.
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020", "-o", log + "2"}).status, 0);
+  const pid_t second = std::atoi(Slurp(dir_ + "/run/ch0/lock").c_str());
+  ASSERT_GT(second, 0);
+  ASSERT_EQ(kill(second, SIGBUS), 0);
+  for (int i = 0; i < 2000 && kill(second, 0) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Outcome stop = Exec({Bin("trcstop")});
+  EXPECT_EQ(stop.status, 1);
+  EXPECT_NE(stop.err.find("its daemon (pid " + std::to_string(second) + ") died"),
+            std::string::npos)
+      << stop.err;
+  EXPECT_NE(stop.err.find("fatal signal 7 (SIGBUS)"), std::string::npos) << stop.err;
+}
+
 // A trcstop that connects while the session ends on a signal is answered, never dropped.
 TEST_F(SessionE2E, TrcstopRacingATerminatedSessionIsAnswered) {
   for (int round = 0; round < 3; ++round) {

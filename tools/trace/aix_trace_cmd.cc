@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "recorder/session_page.h"
+#include "session/daemon_diagnostics.h"
 #include "session/session_daemon.h"
 
 // The trace command is never traced itself (its daemon would join its own session).
@@ -102,7 +103,12 @@ int RunBackground(const SessionConfig& config) {
     message += "C" + std::to_string((*daemon)->channel()) + "\n";
     (void)!write(ready[1], message.data(), message.size());
     close(ready[1]);
-    if (null >= 0) dup2(null, STDERR_FILENO);
+    // No terminal to report to: what the daemon says, and a fatal signal that kills it, go to
+    // <channel dir>/daemon.err, which trcstop quotes when the daemon died without answering.
+    if (!session::RedirectStderrToDaemonErr((*daemon)->channel_dir()) && null >= 0) {
+      dup2(null, STDERR_FILENO);
+    }
+    session::InstallFatalSignalReport();
     (*daemon)->Serve(g_signalled);
     const bool ok = (*daemon)->Stop().ok();
     daemon->reset();
