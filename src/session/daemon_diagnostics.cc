@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace rastrace::session {
 
@@ -15,6 +16,7 @@ namespace {
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 constexpr size_t kTailBytes = 4096;
+constexpr std::string_view kSignalMark = "): fatal signal ";
 
 // The handlers in place before ours: restored before the signal goes on, so a sanitizer still
 // prints its report. Written once before any handler can run, read only by handlers.
@@ -150,7 +152,16 @@ std::string DaemonErrTail(const std::string& channel_dir, size_t max_lines) {
     if (start != std::string::npos) ++lines;
   }
   if (start == std::string::npos || start >= text.size()) return text;
-  return text.substr(start + 1);
+  // A sanitizer's report after the signal line may push it out of the last lines: keep it.
+  std::string kept;
+  for (size_t at = 0; at < start;) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos || end > start) end = start;
+    const std::string_view line(text.data() + at, end - at);
+    if (line.find(kSignalMark) != std::string_view::npos) kept.append(line).push_back('\n');
+    at = end + 1;
+  }
+  return kept + text.substr(start + 1);
 }
 
 }  // namespace rastrace::session

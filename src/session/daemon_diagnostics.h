@@ -16,7 +16,8 @@ Result<void> RedirectStderrToDaemonErr(const std::string& channel_dir);
 // SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL: writes "fatal signal N (NAME)" to standard error, then
 // lets the signal do what it did before (a sanitizer's report, or the default: the daemon dies).
 void InstallFatalSignalReport();
-// The last `max_lines` lines of daemon.err (at most its last 4 KiB), empty when there are none.
+// The last `max_lines` lines of daemon.err (at most its last 4 KiB) and
+// any fatal-signal line before them; empty when there are none.
 std::string DaemonErrTail(const std::string& channel_dir, size_t max_lines = 10);
 
 }  // namespace rastrace::session
