@@ -1,6 +1,7 @@
 #include "session/process_reaper.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -11,9 +12,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "session/merge.h"
@@ -28,16 +29,32 @@ int PidfdOpen(uint64_t pid) {
 
 }  // namespace
 
+bool StatSaysEnded(int stat_fd) {
+  // read(2), not a stream: /proc/<pid>/stat of a process reaped since it was opened fails with
+  // ESRCH, and libstdc++'s filebuf throws on a read error; on the reaper's thread that exception
+  // ended the daemon with std::terminate (issue #7).
+  char buffer[1024];
+  ssize_t n;
+  do {
+    n = pread(stat_fd, buffer, sizeof buffer, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return true;  // gone: nothing left to read
+  // "pid (comm) S ...": the state follows the last ')'; comm may hold blanks and parentheses.
+  const std::string_view stat(buffer, static_cast<size_t>(n));
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string_view::npos || paren + 2 >= stat.size()) return true;
+  const char state = stat[paren + 2];
+  return state == 'Z' || state == 'X';
+}
+
 bool ProcessHasEnded(uint64_t pid) {
   if (pid == 0) return false;
   if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
-  // "pid (comm) S ...": the state follows the last ')'.
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
-  const char state = stat[paren + 2];
-  return state == 'Z' || state == 'X';
+  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT || errno == ESRCH;
+  const bool ended = StatSaysEnded(fd);
+  close(fd);
+  return ended;
 }
 
 Result<std::unique_ptr<ProcessReaper>> ProcessReaper::Start(const std::string& procs_dir,

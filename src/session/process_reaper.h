@@ -36,5 +36,8 @@ class ProcessReaper {
 
 // True when no live process has `pid` (gone, or a zombie whose parent has not reaped it).
 bool ProcessHasEnded(uint64_t pid);
+// The same from `stat_fd`, an open /proc/<pid>/stat: a zombie, or a process reaped since the file
+// was opened (its read fails). Never throws.
+bool StatSaysEnded(int stat_fd);
 
 }  // namespace rastrace::session
