@@ -9,7 +9,8 @@ bash scripts/deps.sh
 jobs=$(nproc)
 fuzz_seconds=${RASTRACE_FUZZ_SECONDS:-10}
 
-step() { printf '\n=== %s\n' "$*"; }
+started=$SECONDS
+step() { printf '\n=== %s (at %ds)\n' "$*" "$((SECONDS - started))"; }
 
 step "build and test (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -46,4 +47,4 @@ for fuzzer in build-fuzz/fuzz/*; do
       tail -50 "build-fuzz/$name.log"; echo "fuzzer $name failed"; exit 1; }
   rm -rf "$corpus"
 done
-echo "all test steps passed"
+echo "all test steps passed in $((SECONDS - started))s"
