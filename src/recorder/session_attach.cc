@@ -58,7 +58,8 @@ Result<void> CheckPrivateDir(const std::string& path) {
 }
 
 Result<int> OpenPrivateFile(const std::string& path, int flags) {
-  const int fd = open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+  // 0600 applies when `flags` has O_CREAT.
+  const int fd = open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
@@ -75,13 +76,13 @@ Result<uint32_t*> MapWakeWord(const std::string& base) {
   }
   if (auto checked = CheckPrivateDir(base); !checked) return checked.error();
   const std::string path = base + "/wake";
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
+  auto opened = OpenPrivateFile(path, O_RDWR | O_CREAT);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & 077) != 0) {
+  if (fstat(fd, &st) != 0) {
     close(fd);
-    return MakeError("{}: not a private regular file of uid {}", path, geteuid());
+    return MakeError("{}: {}", path, std::strerror(errno));
   }
   // Whoever comes first sizes it; growing only, so a concurrent creator cannot shrink it.
   void* map = MAP_FAILED;
