@@ -31,6 +31,7 @@ using testing::LoadLe;
 using testing::MarkerLine;
 using testing::ParseModule;
 using testing::ReadAll;
+using testing::ResolveInProcess;
 using testing::TestProgram;
 
 enum class Engine { kPtrace, kUprobe };
@@ -96,11 +97,7 @@ void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv
   auto child = LaunchStopped(argv, pipe_fds[1]);
   close(pipe_fds[1]);
   ASSERT_TRUE(child) << child.error().message;
-  auto selected = SelectTracepoints(module, selection);
-  ASSERT_TRUE(selected) << selected.error().message;
-  auto maps = ReadMaps(*child);
-  ASSERT_TRUE(maps);
-  auto compiled = ResolveTracepoints(module, *selected, *child, *maps, argv[0]);
+  auto compiled = ResolveInProcess(module, *child, selection, argv[0]);
   if (!compiled) {
     kill(*child, SIGKILL);
     waitpid(*child, nullptr, 0);
@@ -506,11 +503,7 @@ TEST_F(PtraceTest, OpcodeMismatchIsRefusedAndTheProgramIsLeftAlone) {
   auto child = LaunchStopped({TestProgram("dt_sample"), "2"}, pipe_fds[1]);
   close(pipe_fds[1]);
   ASSERT_TRUE(child) << child.error().message;
-  auto maps = ReadMaps(*child);
-  ASSERT_TRUE(maps);
-  auto selected = SelectTracepoints(module, {});
-  ASSERT_TRUE(selected);
-  auto compiled = ResolveTracepoints(module, *selected, *child, *maps, "");
+  auto compiled = ResolveInProcess(module, *child);
   ASSERT_TRUE(compiled) << compiled.error().message;
   CollectingSink sink;
   auto attached = PtraceEngine::Attach(*child, *compiled, sink, true);
@@ -554,11 +547,7 @@ void AttachDetachWhileRunning(bool with_memory, AttachAndRun attach_and_run) {
       ParseModule(std::string("MODNAME = dt_sample\nMAJOR = 0x64\n"
                               "TRACE MINOR=0x8001, TP=.DosOpenC,RETEP, REGS=(EAX)") +
                   (with_memory ? ", MEM32=(.retcode,DIRECT,2)\n" : "\n"));
-  auto maps = ReadMaps(child);
-  ASSERT_TRUE(maps);
-  auto selected = SelectTracepoints(module, {});
-  ASSERT_TRUE(selected);
-  auto compiled = ResolveTracepoints(module, *selected, child, *maps, "");
+  auto compiled = ResolveInProcess(module, child);
   ASSERT_TRUE(compiled) << compiled.error().message;
   CollectingSink sink;
   attach_and_run(child, *compiled, sink);
@@ -612,11 +601,7 @@ void AttachToRunningThreads(AttachAndRun attach_and_run) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   tsf::Module module =
       ParseModule("MODNAME = dt_threads\nMAJOR = 0x66\nTRACE TP=.worker_step, REGS=(RDI,RSI)\n");
-  auto maps = ReadMaps(child);
-  ASSERT_TRUE(maps);
-  auto selected = SelectTracepoints(module, {});
-  ASSERT_TRUE(selected);
-  auto compiled = ResolveTracepoints(module, *selected, child, *maps, "");
+  auto compiled = ResolveInProcess(module, child);
   ASSERT_TRUE(compiled) << compiled.error().message;
   CollectingSink sink;
   attach_and_run(child, *compiled, sink);

@@ -14,16 +14,12 @@ namespace rastrace::dyntrace {
 namespace {
 
 using testing::ParseModule;
+using testing::ResolveInProcess;
 
 // Resolves TSF text against this very test process (MODNAME dyntrace_test).
 Result<std::vector<CompiledTracepoint>> ResolveHere(const std::string& text,
                                                     const Selection& selection = {}) {
-  tsf::Module module = ParseModule(text);
-  auto selected = SelectTracepoints(module, selection);
-  if (!selected) return selected.error();
-  auto maps = ReadMaps(getpid());
-  if (!maps) return maps.error();
-  return ResolveTracepoints(module, *selected, getpid(), *maps, "");
+  return ResolveInProcess(ParseModule(text), getpid(), selection);
 }
 
 std::string Header() {

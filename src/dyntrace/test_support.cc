@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "dyntrace/process_maps.h"
 #include "dyntrace/uprobe_engine.h"
 
 namespace rastrace::dyntrace::testing {
@@ -76,6 +77,16 @@ std::vector<CollectedHit> CollectingSink::OfMinor(uint16_t minor) const {
     if (hit.minor == minor) out.push_back(hit);
   }
   return out;
+}
+
+Result<std::vector<CompiledTracepoint>> ResolveInProcess(const tsf::Module& module, pid_t pid,
+                                                         const Selection& selection,
+                                                         const std::string& default_module) {
+  auto selected = SelectTracepoints(module, selection);
+  if (!selected) return selected.error();
+  auto maps = ReadMaps(pid);
+  if (!maps) return maps.error();
+  return ResolveTracepoints(module, *selected, pid, *maps, default_module);
 }
 
 std::string PtraceUnavailableReason() {

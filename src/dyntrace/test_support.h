@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
+#include "dyntrace/compiled_tracepoint.h"
 #include "dyntrace/hit_sink.h"
+#include "dyntrace/resolver.h"
 #include "tsf/tsf.h"
 
 namespace rastrace::dyntrace::testing {
@@ -20,6 +23,10 @@ std::string TestSource(const std::string& name);
 int MarkerLine(const std::string& file, const std::string& marker);
 // Parses TSF text; fails the calling test on errors.
 tsf::Module ParseModule(const std::string& text);
+// Selects `module`'s tracepoints and resolves them against process `pid` as it is mapped now.
+Result<std::vector<CompiledTracepoint>> ResolveInProcess(const tsf::Module& module, pid_t pid,
+                                                         const Selection& selection = {},
+                                                         const std::string& default_module = "");
 
 struct CollectedHit {
   uint16_t minor = 0;
