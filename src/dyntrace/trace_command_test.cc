@@ -310,6 +310,13 @@ std::vector<LoggedHit> ReadHits(const fs::path& log, size_t& definitions_before)
 }
 #endif
 
+// Tracepoints in libdtdl.so, which dt_dlopen maps only after the attach.
+constexpr const char* kDlopenTsf =
+    "MODNAME = libdtdl.so\nMAJOR = 0x300\n"
+    "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI),\n"
+    "      MEM32=(.dl_calls,DIRECT,4)\n"
+    "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
+
 // A MODNAME that is not mapped at attach: dt_dlopen loads it later. ptrace catches the dynamic
 // linker's _dl_debug_state; uprobes (given the path) sit on the file before it is mapped.
 TEST_F(TraceCommandTest, AModuleLoadedLaterIsAttachedWhenItIsMapped) {
@@ -318,10 +325,7 @@ TEST_F(TraceCommandTest, AModuleLoadedLaterIsAttachedWhenItIsMapped) {
 #else
   std::string library = TestProgram("libdtdl.so");
   ASSERT_TRUE(fs::exists(library));
-  std::ofstream(dir_ / "dl.tsf") << "MODNAME = libdtdl.so\nMAJOR = 0x300\n"
-                                    "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI),\n"
-                                    "      MEM32=(.dl_calls,DIRECT,4)\n"
-                                    "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
+  std::ofstream(dir_ / "dl.tsf") << kDlopenTsf;
   auto traced = RunCommand({Bin("trace"), "on", "dl.tsf", "--log", "-o", "run.trc", "--",
                             TestProgram("dt_dlopen"), library, "5"},
                            dir_);
@@ -382,10 +386,7 @@ TEST_F(TraceCommandTest, AModuleClosedAndLoadedAgainIsAttachedAgain) {
 #else
   std::string library = TestProgram("libdtdl.so");
   ASSERT_TRUE(fs::exists(library));
-  std::ofstream(dir_ / "dl.tsf") << "MODNAME = libdtdl.so\nMAJOR = 0x300\n"
-                                    "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI),\n"
-                                    "      MEM32=(.dl_calls,DIRECT,4)\n"
-                                    "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
+  std::ofstream(dir_ / "dl.tsf") << kDlopenTsf;
   auto plain = RunCommand({TestProgram("dt_dlopen"), library, "3", "3"}, dir_);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out, "sum 9\nsum 9\nsum 9\n");
