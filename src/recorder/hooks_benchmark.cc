@@ -113,6 +113,47 @@ void BM_TRCGENT64(benchmark::State& state) {
   RunHooks(state, [](int i) { TRCGENT(0, 0x01400000, i, 64, kBuffer64); });
 }
 
+// Controls for the two-thread scaling figures, with no tracing at all: what this machine gives a
+// second thread for the same work. BareStores writes the seven words of a TRCHKL5 event into a
+// per-thread buffer of the ring's size (the hook without its bookkeeping); AluThroughput keeps
+// the integer units busy with no memory traffic. If these scale below 2x as well, the limit is
+// the machine (e.g. two vCPUs on one physical core), not the hook.
+[[gnu::noinline]] void StoreSevenWords(uint64_t* data, uint64_t mask, uint64_t at, uint64_t word) {
+  for (uint64_t k = 0; k < 7; ++k) data[(at + k) & mask] = word + k;
+}
+
+void BM_BareStores(benchmark::State& state) {
+  size_t bytes = size_t{4} << 20;
+  if (const char* size = std::getenv("RASTRACE_BENCH_BUFFER")) {
+    if (auto parsed = ParseSize(size, "RASTRACE_BENCH_BUFFER")) bytes = *parsed;
+  }
+  std::vector<uint64_t> buffer(bytes / sizeof(uint64_t));
+  const uint64_t mask = buffer.size() - 1;
+  uint64_t at = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < kEventsPerIteration; ++i, at += 7)
+      StoreSevenWords(buffer.data(), mask, at, i);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kEventsPerIteration);
+}
+
+// Eight independent adds per item, so the integer units, not a dependency chain, set the pace.
+void BM_AluThroughput(benchmark::State& state) {
+  uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8;
+  for (auto _ : state) {
+    for (uint64_t i = 0; i < kEventsPerIteration; ++i) {
+      asm volatile(
+          "add %[i], %0\n\tadd %[i], %1\n\tadd %[i], %2\n\tadd %[i], %3\n\t"
+          "add %[i], %4\n\tadd %[i], %5\n\tadd %[i], %6\n\tadd %[i], %7"
+          : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h)
+          : [i] "r"(i));
+    }
+  }
+  benchmark::DoNotOptimize(a + b + c + d + e + f + g + h);
+  state.SetItemsProcessed(state.iterations() * kEventsPerIteration);
+}
+
 inline uint64_t FencedTicks() {
   _mm_lfence();
   const uint64_t t = __rdtsc();
@@ -164,6 +205,8 @@ BENCHMARK(BM_TRCHKL5T)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_TRCGEN64)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_TRCGENT64)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_TRCHKL5T_Latency);
+BENCHMARK(BM_BareStores)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_AluThroughput)->Threads(1)->Threads(2)->UseRealTime();
 
 }  // namespace
 }  // namespace rastrace::recorder
