@@ -12,18 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "common/sanitizers.h"
 #include "event/format.h"
 #include "event/temp_dir.h"
 #include "recorder/recorder.h"
 #include "recorder/test_log.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define RASTRACE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define RASTRACE_TSAN 1
-#endif
-#endif
 
 namespace rastrace::recorder {
 namespace {

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/sanitizers.h"
 #include "recorder/recorder.h"
 #include "recorder/session_page.h"
 
@@ -107,6 +108,8 @@ namespace {
 
 // How often a waiting process checks that the daemon still lives.
 constexpr long kWatchTimeoutNs = 200'000'000;
+// How long the waiting thread of a forked child sleeps before it looks for a session.
+constexpr long kChildSettleNs = 20'000'000;
 
 uint32_t Load(const uint32_t& word) {
   return __atomic_load_n(&word, __ATOMIC_ACQUIRE);
@@ -121,10 +124,11 @@ struct Attachment {
   char base_dir[PATH_MAX];  // taken once at load: the environment is not read from the thread
   int lock_fd;
   bool atfork_installed;
+  bool waits_at_load;  // an attach thread was started at load: forked children start their own
 };
 
 // The one attachment of this process (a process attaches to at most one session at a time).
-constinit Attachment g_attachment{nullptr, {}, {}, -1, false};
+constinit Attachment g_attachment{nullptr, {}, {}, -1, false, false};
 
 std::string UniqueName() {
   timespec now;
@@ -195,6 +199,8 @@ void FollowSession() {
 }
 
 void ChildAfterFork();
+void InstallForkHandler();
+void StartAttachThread(bool settle_first);
 
 RecorderOptions OptionsFromPage(const SessionPage& page, const std::string& log_path) {
   RecorderOptions options;
@@ -280,10 +286,7 @@ bool TryAttach(bool at_load) {
     g_attachment.page.store(page);
     std::snprintf(g_attachment.procs_dir, sizeof g_attachment.procs_dir, "%s", procs.c_str());
     g_attachment.lock_fd = lock_fd;
-    if (!g_attachment.atfork_installed) {
-      g_attachment.atfork_installed = true;
-      pthread_atfork(nullptr, nullptr, ChildAfterFork);
-    }
+    InstallForkHandler();
     return true;
   }
   return false;
@@ -309,35 +312,57 @@ bool WaitForSession() {
   return joined;
 }
 
-void AttachThread() {
+// `settle_first`: a forked child that is about to exec or exit (most are) should not spend its
+// last microseconds mapping files and scanning session directories, so its thread first sleeps.
+void AttachThread(bool settle_first) {
   prctl(PR_SET_NAME, "rastrace-attach");
+  if (settle_first) {
+    timespec settle{0, kChildSettleNs};
+    nanosleep(&settle, nullptr);
+  }
   for (;;) {
     if (g_attachment.page.load() != nullptr) FollowSession();
     if (!WaitForSession()) return;
   }
 }
 
-void StartAttachThread() {
+void StartAttachThread(bool settle_first) {
   // Every signal blocked: the thread must not take a signal meant for the program.
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  std::thread(AttachThread).detach();
+  std::thread(AttachThread, settle_first).detach();
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void InstallForkHandler() {
+  if (g_attachment.atfork_installed) return;
+  g_attachment.atfork_installed = true;
+  pthread_atfork(nullptr, nullptr, ChildAfterFork);
 }
 
 // A forked child records into a log of its own (the recorder restarts it at its first hook): it
 // takes a lock of its own and follows the session from a new attach thread. A child forked while
-// its parent was not attached starts no thread (most children only exec).
+// its parent waits for a session waits too, in a new thread of its own (threads do not survive
+// fork), so that the workers of a pre-forking server join a session started after them. A child
+// that only execs loses that thread with the exec; the new program waits again if it is linked
+// with librastrace.
 void ChildAfterFork() {
   const SessionPage* page = g_attachment.page.load();
-  if (page == nullptr) return;
+  if (page == nullptr) {
+#if !defined(RASTRACE_TSAN)
+    // ThreadSanitizer cannot run threads created in the child of a multi-threaded process
+    // (die_after_fork): under it such a child stays unattached.
+    if (g_attachment.waits_at_load) StartAttachThread(/*settle_first=*/true);
+#endif
+    return;
+  }
   if (g_attachment.lock_fd >= 0) close(g_attachment.lock_fd);  // the parent still holds it
   g_attachment.lock_fd = -1;
   if (Load(page->state) != kSessionRunning) return;
   // The recorder names the child's log <parent log>.<pid>; its lock goes beside it.
   g_attachment.lock_fd = LockProcessFile(g_attachment.procs_dir, UniqueName());
-  if (g_attachment.lock_fd >= 0) StartAttachThread();
+  if (g_attachment.lock_fd >= 0) StartAttachThread(/*settle_first=*/false);
 }
 
 }  // namespace
@@ -348,7 +373,9 @@ void AttachToSession() {
   if (base.size() >= sizeof g_attachment.base_dir) return;
   std::snprintf(g_attachment.base_dir, sizeof g_attachment.base_dir, "%s", base.c_str());
   if (TryAttach(/*at_load=*/true) && g_attachment.page.load() == nullptr) return;  // the daemon
-  StartAttachThread();
+  g_attachment.waits_at_load = true;
+  InstallForkHandler();
+  StartAttachThread(/*settle_first=*/false);
 }
 
 }  // namespace rastrace::recorder

@@ -15,11 +15,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/sanitizers.h"
 #include "event/format.h"
 #include "event/reader.h"
 #include "session/kernel_events.h"
@@ -619,6 +621,52 @@ TEST_F(SessionE2E, ProcessStartedBeforeTheSessionJoinsIt) {
   ExpectIdleProcessJoins(*this, "before");
   // The session directory exists now (left by the first session): the next one is joined too.
   ExpectIdleProcessJoins(*this, "again");
+}
+
+// A worker forked while its parent waited for a session (a pre-forking server) joins the session
+// too, with a log of its own.
+TEST_F(SessionE2E, WorkerForkedBeforeTheSessionJoinsIt) {
+#if defined(RASTRACE_TSAN)
+  GTEST_SKIP() << "under ThreadSanitizer a forked child starts no attach thread (die_after_fork)";
+#endif
+  const pid_t hooker = Spawn({Hooker(), "023", "0", "1", "forkidle"}, "forked");
+  std::string out;
+  for (int i = 0; i < 5000 && out.find('\n') == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    out = Slurp(dir_ + "/forked.out");
+  }
+  ASSERT_NE(out.find('\n'), std::string::npos) << "the idle process did not start";
+  const std::string log = dir_ + "/forked.trc";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "023", "-o", log}).status, 0);
+  // Both have joined once the session's procs/ directory holds locks of two processes.
+  const std::string procs = dir_ + "/run/ch0/procs";
+  std::set<std::string> joined;
+  for (int i = 0; i < 5000 && joined.size() < 2; ++i) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(procs, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.ends_with(".lock")) joined.insert(name.substr(0, name.find('-')));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(joined.size(), 2u) << "the forked worker did not join the session";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
+  Outcome run = Wait(hooker, "forked");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::istringstream lines(run.out);
+  std::string child_word;
+  uint64_t parent_pid = 0, child_pid = 0, child_on = 0, parent_on = 0;
+  lines >> parent_pid >> child_word >> child_pid >> child_on >> parent_on;
+  ASSERT_EQ(child_word, "child") << run.out;
+  SessionE2E::LogSummary s = Summarize(log);
+  for (auto [pid, on_hooks] : {std::pair{parent_pid, parent_on}, std::pair{child_pid, child_on}}) {
+    const uint64_t recorded = s.hooks_by_pid_word[pid];
+    EXPECT_GT(recorded, 0u) << "pid " << pid;
+    EXPECT_LE(recorded, on_hooks) << "pid " << pid;
+    EXPECT_GE(recorded + 1, on_hooks) << "pid " << pid;
+    EXPECT_EQ(s.thread_of_pid_word[pid], pid);
+  }
 }
 
 TEST_F(SessionE2E, LogOptionsKeepOldStopWhenFullAndSymbols) {

@@ -4,7 +4,9 @@
  * child that records the same hooks with its own pid (and prints it); or "linger"s until tracing
  * is turned off (at most 20 s). Mode "idle" prints its pid first, then records one hook every
  * millisecond (data word 2 = 1 when channel 0 was on just before) until tracing has been on and is
- * off again (at most 20 s), then prints how many of its hooks found channel 0 on.
+ * off again (at most 20 s), then prints how many of its hooks found channel 0 on. Mode "forkidle"
+ * forks first and both run "idle": the parent prints its pid at once, the child "child PID ON"
+ * when it ends, the parent its count after the child has ended.
  * Started without RASTRACE_LOG, it joins the running session on its own. */
 #include <pthread.h>
 #include <rastrace/trchk.h>
@@ -25,10 +27,9 @@ static void* Hook(void* unused) {
   return NULL;
 }
 
-/* Started before any session: it must join one that starts later on its own. */
-static int Idle(void) {
-  printf("%d\n", (int)getpid());
-  fflush(stdout);
+/* Started before any session: it must join one that starts later on its own. Returns how many of
+ * its hooks found channel 0 on. */
+static long IdleHooks(void) {
   struct timespec pause = {0, 1000000};
   long on_hooks = 0;
   int seen_on = 0;
@@ -40,6 +41,30 @@ static int Idle(void) {
     TRCHKL2T((uint32_t)(g_hook << 20), (uint64_t)getpid(), (uint64_t)on);
     nanosleep(&pause, NULL);
   }
+  return on_hooks;
+}
+
+static int Idle(void) {
+  printf("%d\n", (int)getpid());
+  fflush(stdout);
+  printf("%ld\n", IdleHooks());
+  return 0;
+}
+
+/* A pre-forking server: the worker is forked before any session exists and must join it too. */
+static int ForkIdle(void) {
+  pid_t child = fork();
+  if (child < 0) return 1;
+  if (child == 0) {
+    const long on_hooks = IdleHooks();
+    printf("child %d %ld\n", (int)getpid(), on_hooks);
+    fflush(stdout);
+    return 0;
+  }
+  printf("%d\n", (int)getpid());
+  fflush(stdout);
+  const long on_hooks = IdleHooks();
+  waitpid(child, NULL, 0);
   printf("%ld\n", on_hooks);
   return 0;
 }
@@ -55,6 +80,7 @@ int main(int argc, char** argv) {
   if (threads < 1 || threads > 64) threads = 1;
   const char* mode = argc > 4 ? argv[4] : "";
   if (strcmp(mode, "idle") == 0) return Idle();
+  if (strcmp(mode, "forkidle") == 0) return ForkIdle();
   pthread_t ids[64];
   for (int t = 1; t < threads; ++t) pthread_create(&ids[t], NULL, Hook, NULL);
   Hook(NULL);
