@@ -41,7 +41,13 @@ DirectFile::MappedChunks::~MappedChunks() {
   if (base != nullptr) ::munmap(base, length);
 }
 
-Result<std::unique_ptr<DirectFile>> DirectFile::Open(int fd, std::string path) {
+Result<std::unique_ptr<DirectFile>> DirectFile::Open(int fd, std::string path,
+                                                     DirectFileOptions options) {
+  if (options.chunk_bytes == 0 || options.chunk_bytes % kBlockBytes != 0 || options.chunks < 2 ||
+      options.in_flight == 0 || options.in_flight >= options.chunks) {
+    return MakeError("{}: bad O_DIRECT chunk options ({} x {} bytes, {} in flight)", path,
+                     options.chunks, options.chunk_bytes, options.in_flight);
+  }
   struct statfs fs {};
   if (::fstatfs(fd, &fs) != 0) return MakeError("{}: fstatfs: {}", path, std::strerror(errno));
   // tmpfs keeps the file in memory anyway: O_DIRECT would only add a copy there.
@@ -52,7 +58,7 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(int fd, std::string path) {
   const int direct_fd = ::open(self.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
   if (direct_fd < 0) return MakeError("{}: O_DIRECT: {}", path, std::strerror(errno));
   MappedChunks chunks;
-  chunks.length = kChunkBytes * kChunks;
+  chunks.length = options.chunk_bytes * options.chunks;
   chunks.base = ::mmap(nullptr, chunks.length, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (chunks.base == MAP_FAILED) {
@@ -60,15 +66,21 @@ Result<std::unique_ptr<DirectFile>> DirectFile::Open(int fd, std::string path) {
     ::close(direct_fd);
     return MakeError("{}: no memory for write chunks: {}", path, std::strerror(errno));
   }
-  return std::make_unique<DirectFile>(Token{}, fd, direct_fd, std::move(path), std::move(chunks));
+  return std::make_unique<DirectFile>(Token{}, fd, direct_fd, std::move(path), options,
+                                      std::move(chunks));
 }
 
-DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, MappedChunks chunks)
-    : fd_(fd), direct_fd_(direct_fd), path_(std::move(path)), chunks_(std::move(chunks)) {
+DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, DirectFileOptions options,
+                       MappedChunks chunks)
+    : fd_(fd),
+      direct_fd_(direct_fd),
+      path_(std::move(path)),
+      options_(options),
+      chunks_(std::move(chunks)) {
   auto* base = static_cast<uint8_t*>(chunks_.base);
   current_ = {base, 0, 0};
-  for (size_t i = 1; i < kChunks; ++i) free_.push_back(base + i * kChunkBytes);
-  io_ = std::thread([this] { IoThread(); });
+  for (size_t i = 1; i < options_.chunks; ++i) free_.push_back(base + i * options_.chunk_bytes);
+  for (size_t i = 0; i < options_.in_flight; ++i) io_.emplace_back([this] { IoThread(); });
 }
 
 DirectFile::~DirectFile() {
@@ -82,11 +94,26 @@ void DirectFile::IoThread() {
     if (queued_.empty()) return;
     const Chunk chunk = queued_.front();
     queued_.pop_front();
-    writing_ = true;
+    const uint64_t turn = next_turn_++;
+    // After a failed write the file is incomplete anyway; writing the chunks behind the failure
+    // would only put data after a gap the reader cannot tell from events.
+    const bool skip = error_.has_value();
+    ++writing_;
     lock.unlock();
-    auto wrote = WriteAt(direct_fd_, fd_, chunk.data, chunk.bytes, chunk.offset, path_);
+    // A chunk enters write(2) only after the chunk before it has: once in, a write completes
+    // even if the process is killed, so a kill leaves the file a prefix of the log instead of
+    // data after a gap of zeros (which would read as events). Only the few instructions between
+    // the store and the system call are left open.
+    for (uint64_t at = started_.load(std::memory_order_acquire); at != turn;
+         at = started_.load(std::memory_order_acquire)) {
+      started_.wait(at, std::memory_order_acquire);
+    }
+    started_.store(turn + 1, std::memory_order_release);
+    started_.notify_all();
+    Result<void> wrote = Ok();
+    if (!skip) wrote = WriteAt(direct_fd_, fd_, chunk.data, chunk.bytes, chunk.offset, path_);
     lock.lock();
-    writing_ = false;
+    --writing_;
     free_.push_back(chunk.data);
     if (!wrote && !error_) error_ = wrote.error();
     changed_.notify_all();
@@ -103,19 +130,26 @@ Result<void> DirectFile::Submit() {
   queued_.push_back(current_);
   changed_.notify_all();
   changed_.wait(lock, [&] { return !free_.empty() || error_; });
-  if (error_) return *error_;
+  if (error_) {
+    current_.data = nullptr;  // queued: no longer ours to fill
+    return *error_;
+  }
   current_ = {free_.back(), 0, current_.offset + current_.bytes};
   free_.pop_back();
   return Ok();
 }
 
 Result<void> DirectFile::Append(std::span<const uint8_t> bytes) {
+  if (current_.data == nullptr) {
+    std::lock_guard lock(mutex_);
+    return Failed();
+  }
   while (!bytes.empty()) {
-    const size_t n = std::min(bytes.size(), kChunkBytes - current_.bytes);
+    const size_t n = std::min(bytes.size(), options_.chunk_bytes - current_.bytes);
     std::memcpy(current_.data + current_.bytes, bytes.data(), n);
     current_.bytes += n;
     bytes = bytes.subspan(n);
-    if (current_.bytes == kChunkBytes) {
+    if (current_.bytes == options_.chunk_bytes) {
       if (auto submitted = Submit(); !submitted) return submitted;
     }
   }
@@ -124,7 +158,7 @@ Result<void> DirectFile::Append(std::span<const uint8_t> bytes) {
 
 Result<void> DirectFile::WaitIdle() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queued_.empty() && !writing_; });
+  changed_.wait(lock, [&] { return queued_.empty() && writing_ == 0; });
   return Failed();
 }
 
@@ -132,13 +166,16 @@ Result<void> DirectFile::Sync() {
   if (auto idle = WaitIdle(); !idle) return idle;
   const size_t aligned = current_.bytes & ~(kBlockBytes - 1);
   const size_t tail = current_.bytes - aligned;
-  if (aligned != 0) {
-    auto wrote = WriteAt(direct_fd_, fd_, current_.data, aligned, current_.offset, path_);
-    if (!wrote) return wrote;
+  Result<void> wrote = Ok();
+  if (aligned != 0)
+    wrote = WriteAt(direct_fd_, fd_, current_.data, aligned, current_.offset, path_);
+  if (wrote && tail != 0) {
+    wrote = WriteAt(fd_, fd_, current_.data + aligned, tail, current_.offset + aligned, path_);
   }
-  if (tail != 0) {
-    auto wrote = WriteAt(fd_, fd_, current_.data + aligned, tail, current_.offset + aligned, path_);
-    if (!wrote) return wrote;
+  if (!wrote) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = wrote.error();
+    return wrote;
   }
   // The partial block stays: the next whole-block write starts with it again.
   std::memmove(current_.data, current_.data + aligned, tail);
@@ -155,7 +192,7 @@ Result<void> DirectFile::Close() {
     stopping_ = true;
   }
   changed_.notify_all();
-  io_.join();
+  for (auto& thread : io_) thread.join();
   ::close(direct_fd_);
   direct_fd_ = -1;
   return synced;

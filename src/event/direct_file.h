@@ -1,4 +1,4 @@
-// Appending to a file with O_DIRECT from page-aligned chunks written by a thread of its own.
+// Appending to a file with O_DIRECT from page-aligned chunks written by threads of its own.
 //
 // Why: a trace log is written once and read later, so copying it into the page cache only costs
 // the writer CPU (the kernel's copy is most of a buffered write), and on a virtual machine whose
@@ -9,8 +9,14 @@
 // Only whole aligned blocks go through O_DIRECT. Sync() writes the partial last block through an
 // ordinary descriptor of the same file and keeps it, so the next aligned write rewrites that block
 // with more data after it; the file always ends at the last byte appended.
+//
+// Why two writes in flight: with one, the disk idles from the end of a write until the I/O thread
+// has been scheduled again and issued the next; on a loaded 2-core guest that gap cost about a
+// fifth of the throughput (docs/performance.md, "Drain rate"). Each chunk carries its own offset,
+// so the writes may complete in any order; they enter write(2) in file order (see IoThread).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -28,16 +34,23 @@
 
 namespace rastrace::event {
 
+struct DirectFileOptions {
+  size_t chunk_bytes = size_t{1} << 20;  // a multiple of DirectFile::kBlockBytes
+  // Memory: chunks x chunk_bytes. More than 2 x in_flight so that the caller fills chunks while
+  // the disk stalls for a few milliseconds.
+  size_t chunks = 8;
+  size_t in_flight = 2;  // I/O threads, each with one write at a time; fewer than `chunks`
+};
+
 class DirectFile {
  public:
   static constexpr size_t kBlockBytes = 4096;
-  static constexpr size_t kChunkBytes = size_t{1} << 20;
-  static constexpr size_t kChunks = 4;
 
   // Takes an open descriptor of `path` at offset `start` (a multiple of kBlockBytes, usually 0)
   // and opens the same file again with O_DIRECT. Fails (and the caller writes normally) when the
   // file system refuses O_DIRECT.
-  static Result<std::unique_ptr<DirectFile>> Open(int fd, std::string path);
+  static Result<std::unique_ptr<DirectFile>> Open(int fd, std::string path,
+                                                  DirectFileOptions options = {});
   ~DirectFile();
   DirectFile(const DirectFile&) = delete;
   DirectFile& operator=(const DirectFile&) = delete;
@@ -66,7 +79,8 @@ class DirectFile {
   struct Token {};
 
  public:
-  DirectFile(Token, int fd, int direct_fd, std::string path, MappedChunks chunks);
+  DirectFile(Token, int fd, int direct_fd, std::string path, DirectFileOptions options,
+             MappedChunks chunks);
 
  private:
   void IoThread();
@@ -78,17 +92,20 @@ class DirectFile {
   int fd_;         // the caller's descriptor: partial blocks
   int direct_fd_;  // O_DIRECT: whole blocks
   std::string path_;
+  DirectFileOptions options_;
   MappedChunks chunks_;
   Chunk current_;
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Chunk> queued_;    // for the I/O thread, in file order
-  std::vector<uint8_t*> free_;  // chunks neither filled nor queued
-  bool writing_ = false;        // the I/O thread holds a chunk
+  std::deque<Chunk> queued_;          // for the I/O thread, in file order
+  std::vector<uint8_t*> free_;        // chunks neither filled nor queued
+  size_t writing_ = 0;                // chunks held by I/O threads
+  uint64_t next_turn_ = 0;            // of the next chunk an I/O thread takes, in file order
+  std::atomic<uint64_t> started_{0};  // chunks [0, started_) have entered write(2)
   bool stopping_ = false;
   std::optional<Error> error_;  // the first write error
-  std::thread io_;
+  std::vector<std::thread> io_;
 };
 
 }  // namespace rastrace::event

@@ -3,9 +3,14 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -21,6 +26,8 @@ std::vector<uint8_t> FileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+
+constexpr size_t kChunk = DirectFileOptions{}.chunk_bytes;
 
 bool SupportsDirect(const std::string& dir) {
   struct statfs fs {};
@@ -51,31 +58,161 @@ class DirectFileTest : public ::testing::Test {
   int fd_ = -1;
 };
 
+std::vector<uint8_t> RandomBytes(std::mt19937& random, size_t size) {
+  std::vector<uint8_t> bytes(size);
+  for (auto& b : bytes) b = static_cast<uint8_t>(random());
+  return bytes;
+}
+
 // Appends of every size, with syncs between some of them: the file holds exactly what was
-// appended after each sync, partial blocks and chunk boundaries included.
-TEST_F(DirectFileTest, FileHoldsEveryAppendedByteAfterEachSync) {
-  auto file = DirectFile::Open(fd_, path_);
+// appended after each sync, partial blocks and chunk boundaries included. With several writes in
+// flight the chunks reach the file in any order, and still each lands at its own offset.
+void AppendAndSyncEverySize(const std::string& path, int fd, DirectFileOptions options) {
+  auto file = DirectFile::Open(fd, path, options);
   ASSERT_TRUE(file) << file.error().message;
+  const size_t chunk = options.chunk_bytes;
   std::mt19937 random(7);
   std::vector<uint8_t> expected;
-  const std::vector<size_t> sizes = {1,     4095,
-                                     4096,  4097,
-                                     8,     DirectFile::kChunkBytes - 5,
-                                     3,     DirectFile::kChunkBytes * 2 + 100,
-                                     0,     17,
-                                     65536, DirectFile::kChunkBytes * 5};
+  const std::vector<size_t> sizes = {
+      1, 4095, 4096,  4097,      8,     chunk - 5,        3, chunk * 2 + 100,
+      0, 17,   65536, chunk * 5, chunk, chunk * 3 + 4096, 5};
   for (size_t step = 0; step < sizes.size(); ++step) {
-    std::vector<uint8_t> bytes(sizes[step]);
-    for (auto& b : bytes) b = static_cast<uint8_t>(random());
+    const auto bytes = RandomBytes(random, sizes[step]);
     ASSERT_TRUE((*file)->Append(bytes));
     expected.insert(expected.end(), bytes.begin(), bytes.end());
     if (step % 3 != 1) {
       ASSERT_TRUE((*file)->Sync());
-      ASSERT_EQ(FileBytes(path_), expected) << "after step " << step;
+      ASSERT_EQ(FileBytes(path), expected) << "after step " << step;
     }
   }
   ASSERT_TRUE((*file)->Close());
-  EXPECT_EQ(FileBytes(path_), expected);
+  EXPECT_EQ(FileBytes(path), expected);
+}
+
+TEST_F(DirectFileTest, FileHoldsEveryAppendedByteAfterEachSync) {
+  AppendAndSyncEverySize(path_, fd_, DirectFileOptions{});
+}
+
+TEST_F(DirectFileTest, OneWriteInFlightKeepsEveryByte) {
+  AppendAndSyncEverySize(path_, fd_, {.chunk_bytes = 64 << 10, .chunks = 4, .in_flight = 1});
+}
+
+TEST_F(DirectFileTest, ManyChunksInFlightEachLandAtTheirOffset) {
+  // 64 KiB chunks, 7 of them written at once: many chunks overtake the ones before them.
+  AppendAndSyncEverySize(path_, fd_, {.chunk_bytes = 64 << 10, .chunks = 8, .in_flight = 7});
+}
+
+// Close (and the destructor, which closes) with chunks still queued and being written: every
+// byte is in the file afterwards.
+TEST_F(DirectFileTest, CloseWaitsForTheWritesInFlight) {
+  const DirectFileOptions options{.chunk_bytes = 64 << 10, .chunks = 8, .in_flight = 4};
+  std::mt19937 random(11);
+  const auto bytes = RandomBytes(random, options.chunk_bytes * 37 + 1234);
+  {
+    auto file = DirectFile::Open(fd_, path_, options);
+    ASSERT_TRUE(file) << file.error().message;
+    ASSERT_TRUE((*file)->Append(bytes));
+    ASSERT_TRUE((*file)->Close());
+  }
+  EXPECT_EQ(FileBytes(path_), bytes);
+
+  ASSERT_EQ(::ftruncate(fd_, 0), 0);
+  {
+    auto file = DirectFile::Open(fd_, path_, options);
+    ASSERT_TRUE(file) << file.error().message;
+    ASSERT_TRUE((*file)->Append(bytes));
+  }
+  EXPECT_EQ(FileBytes(path_), bytes);
+}
+
+// A write that fails (here: past RLIMIT_FSIZE, EFBIG) while others are in flight is reported by
+// a later Append or by Sync, with the file's name, and every call after it fails too.
+TEST_F(DirectFileTest, AFailedWriteSurfacesFromAppendOrSync) {
+  const DirectFileOptions options{.chunk_bytes = 64 << 10, .chunks = 6, .in_flight = 3};
+  struct rlimit old_limit {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limit = old_limit;
+  limit.rlim_cur = options.chunk_bytes * 5 + 4096;  // in the middle of the sixth chunk
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+
+  auto file = DirectFile::Open(fd_, path_, options);
+  ASSERT_TRUE(file) << file.error().message;
+  std::mt19937 random(3);
+  const auto bytes = RandomBytes(random, options.chunk_bytes);
+  Result<void> result = Ok();
+  size_t appended = 0;
+  for (; appended < 40 && result; ++appended) result = (*file)->Append(bytes);
+  if (result) result = (*file)->Sync();
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  ::signal(SIGXFSZ, old_handler);
+
+  ASSERT_FALSE(result) << "40 chunks appended past the limit without an error";
+  EXPECT_NE(result.error().message.find(path_), std::string::npos) << result.error().message;
+  EXPECT_NE(result.error().message.find(std::strerror(EFBIG)), std::string::npos)
+      << result.error().message;
+  // The chunks before the failed one are whole in the file.
+  const auto written = FileBytes(path_);
+  ASSERT_GE(written.size(), options.chunk_bytes * 5);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), written.begin() + i * bytes.size()))
+        << "chunk " << i;
+  }
+  EXPECT_FALSE((*file)->Append(bytes));
+  EXPECT_FALSE((*file)->Sync());
+  EXPECT_FALSE((*file)->Close());
+}
+
+// A writer killed (SIGKILL: no handler, no Close) while chunks are in flight leaves a prefix of
+// what it appended: never a gap of zeros before data written later, which a reader would take
+// for events. Every 8-byte word written is its own index + 1, so a zero word is a gap.
+TEST_F(DirectFileTest, AKilledWriterLeavesAPrefixOfTheLog) {
+  const DirectFileOptions options{.chunk_bytes = 64 << 10, .chunks = 8, .in_flight = 7};
+  std::mt19937 random(5);
+  for (int round = 0; round < 6; ++round) {
+    ASSERT_EQ(::ftruncate(fd_, 0), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      auto file = DirectFile::Open(fd_, path_, options);
+      if (!file) ::_exit(2);
+      std::vector<uint64_t> words(8192);
+      for (uint64_t next = 1;;) {
+        for (auto& word : words) word = next++;
+        if (!(*file)->Append({reinterpret_cast<const uint8_t*>(words.data()), 8 * words.size()})) {
+          ::_exit(3);
+        }
+      }
+    }
+    ::usleep(static_cast<useconds_t>(20000 + random() % 80000));
+    ASSERT_EQ(::kill(child, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself: status " << status;
+    const auto bytes = FileBytes(path_);
+    ASSERT_EQ(bytes.size() % 8, 0u);
+    for (size_t i = 0; i < bytes.size() / 8; ++i) {
+      uint64_t word = 0;
+      std::memcpy(&word, bytes.data() + 8 * i, 8);
+      ASSERT_EQ(word, i + 1) << "round " << round << ", byte offset " << 8 * i << " of "
+                             << bytes.size();
+    }
+  }
+}
+
+TEST_F(DirectFileTest, BadChunkOptionsAreRefused) {
+  for (const DirectFileOptions options : {
+           DirectFileOptions{.chunk_bytes = 1000, .chunks = 4, .in_flight = 1},
+           DirectFileOptions{.chunk_bytes = 0, .chunks = 4, .in_flight = 1},
+           DirectFileOptions{.chunk_bytes = 4096, .chunks = 1, .in_flight = 1},
+           DirectFileOptions{.chunk_bytes = 4096, .chunks = 4, .in_flight = 0},
+           DirectFileOptions{.chunk_bytes = 4096, .chunks = 4, .in_flight = 4},
+       }) {
+    auto file = DirectFile::Open(fd_, path_, options);
+    ASSERT_FALSE(file);
+    EXPECT_NE(file.error().message.find("bad O_DIRECT chunk options"), std::string::npos)
+        << file.error().message;
+  }
 }
 
 TEST_F(DirectFileTest, TmpfsIsRefusedSoTheCallerWritesNormally) {
