@@ -151,16 +151,17 @@ TEST_F(DirectFileTest, AFailedWriteSurfacesFromAppendOrSync) {
   EXPECT_NE(result.error().message.find(path_), std::string::npos) << result.error().message;
   EXPECT_NE(result.error().message.find(std::strerror(EFBIG)), std::string::npos)
       << result.error().message;
-  // The chunks before the failed one are whole in the file.
+  EXPECT_FALSE((*file)->Append(bytes));
+  EXPECT_FALSE((*file)->Sync());
+  EXPECT_FALSE((*file)->Close());
+  // Once Close has waited for the writes still in flight (the failure may be reported before an
+  // earlier chunk's write completes), the chunks before the failed one are whole in the file.
   const auto written = FileBytes(path_);
   ASSERT_GE(written.size(), options.chunk_bytes * 5);
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), written.begin() + i * bytes.size()))
         << "chunk " << i;
   }
-  EXPECT_FALSE((*file)->Append(bytes));
-  EXPECT_FALSE((*file)->Sync());
-  EXPECT_FALSE((*file)->Close());
 }
 
 // A writer killed (SIGKILL: no handler, no Close) while chunks are in flight leaves a prefix of
