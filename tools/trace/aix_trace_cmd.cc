@@ -100,15 +100,17 @@ int RunBackground(const SessionConfig& config) {
       (void)!write(ready[1], message.data(), message.size());
       _exit(1);
     }
-    message += "C" + std::to_string((*daemon)->channel()) + "\n";
-    (void)!write(ready[1], message.data(), message.size());
-    close(ready[1]);
     // No terminal to report to: what the daemon says, and a fatal signal that kills it, go to
     // <channel dir>/daemon.err, which trcstop quotes when the daemon died without answering.
+    // Before the ready message: once `trace -a` returns, daemon.err must exist (a daemon killed
+    // right after would otherwise leave nothing to quote).
     if (!session::RedirectStderrToDaemonErr((*daemon)->channel_dir()) && null >= 0) {
       dup2(null, STDERR_FILENO);
     }
     session::InstallFatalSignalReport();
+    message += "C" + std::to_string((*daemon)->channel()) + "\n";
+    (void)!write(ready[1], message.data(), message.size());
+    close(ready[1]);
     (*daemon)->Serve(g_signalled);
     const bool ok = (*daemon)->Stop().ok();
     daemon->reset();
