@@ -12,7 +12,7 @@
 //
 // Why two writes in flight: with one, the disk idles from the end of a write until the I/O thread
 // has been scheduled again and issued the next; on a loaded 2-core guest two in flight wrote
-// 8-15% more (docs/performance.md, "Drain rate"). Each chunk carries its own offset,
+// about 15% more (docs/performance.md, "Drain rate"). Each chunk carries its own offset,
 // so the writes may complete in any order; they enter write(2) in file order (see IoThread).
 #pragma once
 
@@ -36,9 +36,9 @@ namespace rastrace::event {
 
 struct DirectFileOptions {
   size_t chunk_bytes = size_t{1} << 20;  // a multiple of DirectFile::kBlockBytes
-  // Memory: chunks x chunk_bytes. More than 2 x in_flight so that the caller fills chunks while
-  // the disk stalls for a few milliseconds.
-  size_t chunks = 8;
+  // Memory: chunks x chunk_bytes. Eight or sixteen wrote no faster than four (slower, if
+  // anything: docs/performance.md, "Drain rate").
+  size_t chunks = 4;
   size_t in_flight = 2;  // I/O threads, each with one write at a time; fewer than `chunks`
 };
 
