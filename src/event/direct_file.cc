@@ -167,8 +167,9 @@ Result<void> DirectFile::Sync() {
   const size_t aligned = current_.bytes & ~(kBlockBytes - 1);
   const size_t tail = current_.bytes - aligned;
   Result<void> wrote = Ok();
-  if (aligned != 0)
+  if (aligned != 0) {
     wrote = WriteAt(direct_fd_, fd_, current_.data, aligned, current_.offset, path_);
+  }
   if (wrote && tail != 0) {
     wrote = WriteAt(fd_, fd_, current_.data + aligned, tail, current_.offset + aligned, path_);
   }
