@@ -3,9 +3,10 @@
 //
 //   BM_DrainOnce/<threads>: one DrainOnce over rings holding 4 MiB of TRCHKL1T events each,
 //     merged by timestamp, into a log in $TMPDIR (default /tmp): events/s and bytes/s.
-//   BM_RecordToLog/<M events/s>/<direct>: one thread records 50 M TRCHKL1T events paced at that
-//     rate (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread), the
-//     log written with O_DIRECT (direct:1, the default) or through the page cache (direct:0); the
+//   BM_RecordToLog/<M events/s>/<direct>/<bytes>: one thread records 50 M TRCHKL1T events (32
+//     bytes) or TRCHKL0T events (24 bytes, a timestamped hook without data) paced at that rate
+//     (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread), the log
+//     written with O_DIRECT (direct:1, the default) or through the page cache (direct:0); the
 //     time runs until the log is complete. Counters: written and lost events, the rate achieved.
 #include <benchmark/benchmark.h>
 #include <rastrace/trchk.h>
@@ -93,6 +94,16 @@ void BM_RecordToLog(benchmark::State& state) {
   RecorderOptions options;  // defaults: alternate mode, 4 MiB per thread, no log limit
   options.log_path = path;
   options.direct_io = state.range(1) != 0;
+  const int64_t event_bytes = state.range(2);
+  // RASTRACE_BENCH_BUFFER=8M: another ring size, to tell how long the writer's longest stall is.
+  if (const char* size = std::getenv("RASTRACE_BENCH_BUFFER")) {
+    auto bytes = ParseSize(size, "RASTRACE_BENCH_BUFFER");
+    if (!bytes) {
+      state.SkipWithError(bytes.error().message.c_str());
+      return;
+    }
+    options.buffer_bytes = *bytes;
+  }
   uint64_t written = 0, lost = 0;
   double seconds = 0;
   for (auto _ : state) {
@@ -105,7 +116,11 @@ void BM_RecordToLog(benchmark::State& state) {
     const auto begin = std::chrono::steady_clock::now();
     const uint64_t begin_ns = MonotonicNanoseconds();
     for (uint64_t i = 0; i < kEvents; ++i) {
-      TRCHKL1T(0x01100000, i);
+      if (event_bytes == 24) {
+        TRCHKL0T(0x01000000);
+      } else {
+        TRCHKL1T(0x01100000, i);
+      }
       if (rate > 0 && (i & 63) == 63) {
         const auto due = begin_ns + static_cast<uint64_t>(static_cast<double>(i) * ns_per_event);
         while (MonotonicNanoseconds() < due) _mm_pause();
@@ -125,14 +140,16 @@ void BM_RecordToLog(benchmark::State& state) {
   }
   std::remove(path.c_str());
   state.counters["written_per_s"] = static_cast<double>(written) / seconds;
-  state.counters["MB_per_s"] = static_cast<double>(written) * 32 / seconds / 1e6;
+  state.counters["MB_per_s"] =
+      static_cast<double>(written) * static_cast<double>(event_bytes) / seconds / 1e6;
   state.counters["lost"] = static_cast<double>(lost) / static_cast<double>(state.iterations());
   state.counters["lost_pct"] =
       100.0 * static_cast<double>(lost) / static_cast<double>(kEvents * state.iterations());
 }
 BENCHMARK(BM_RecordToLog)
-    ->ArgNames({"Mevents_per_s", "direct"})
-    ->ArgsProduct({{0, 25, 50}, {1, 0}})
+    ->ArgNames({"Mevents_per_s", "direct", "bytes"})
+    ->ArgsProduct({{0, 25, 50}, {1, 0}, {32}})
+    ->ArgsProduct({{0, 50}, {1}, {24}})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
