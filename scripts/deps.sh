@@ -11,7 +11,14 @@ done
 if ((${#missing[@]})); then
   echo "rastrace: installing ${missing[*]}" >&2
   sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  if [ "$(id -u)" -ne 0 ]; then
+    # Debian installs sudo only when the installer was given no root password.
+    command -v sudo >/dev/null || {
+      echo "rastrace: run as root (or install sudo) to install ${missing[*]}" >&2
+      exit 1
+    }
+    sudo_cmd=(sudo)
+  fi
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
