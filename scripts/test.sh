@@ -3,48 +3,67 @@
 # ASan+UBSan; the recorder and buffer tests under TSan; each libFuzzer target for a bounded time
 # (RASTRACE_FUZZ_SECONDS, default 10).
 # RASTRACE_QUICK=1 runs only the first step.
+# Every configuration keeps only line tables for its own code (RASTRACE_DEBUG_INFO=lines: stack
+# traces keep file:line, the programs the dyntrace tests trace keep full DWARF), which halves the
+# compile time; docs/performance.md ("Test-suite time") has the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
 fuzz_seconds=${RASTRACE_FUZZ_SECONDS:-10}
+common=(-G Ninja -DRASTRACE_DEBUG_INFO=lines)
 
 started=$SECONDS
-step() { printf '\n=== %s (at %ds)\n' "$*" "$((SECONDS - started))"; }
+# Each step reports its CPU time too: on a shared machine user+sys says what a step costs, wall
+# time says how busy the machine was.
+TIMEFORMAT="--- step done: %0R s wall, %0U s user + %0S s sys"
+step() {
+  printf '\n=== %s (at %ds)\n' "$1" "$((SECONDS - started))"
+  time "${@:2}"
+}
 
-step "build and test (RelWithDebInfo)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$jobs"
-ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
+release() {
+  cmake -S . -B build "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build -j"$jobs"
+  ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
+}
+
+asan() {
+  cmake -S . -B build-asan "${common[@]}" -DCMAKE_BUILD_TYPE=Debug -DRASTRACE_SANITIZE=ON \
+    -DRASTRACE_BENCH=OFF >/dev/null
+  cmake --build build-asan -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 600 -LE no_sanitizer
+}
+
+tsan() {
+  cmake -S . -B build-tsan "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRASTRACE_TSAN=ON \
+    -DRASTRACE_BENCH=OFF -DRASTRACE_PARTS="common;event;buffer;recorder" >/dev/null
+  cmake --build build-tsan -j"$jobs"
+  TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
+    --timeout 600 -L '^(buffer|recorder)'
+}
+
+fuzz() {
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DRASTRACE_FUZZ=ON -DRASTRACE_TESTS=OFF -DRASTRACE_BENCH=OFF >/dev/null
+  cmake --build build-fuzz -j"$jobs" --target fuzzers
+  for fuzzer in build-fuzz/fuzz/*; do
+    [ -x "$fuzzer" ] || continue
+    name=$(basename "$fuzzer")
+    corpus=$(mktemp -d)
+    cp -r fuzz/corpus/"$name"/. "$corpus"/ 2>/dev/null || true
+    echo "fuzz $name"
+    "$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
+      -print_final_stats=0 "$corpus" >"build-fuzz/$name.log" 2>&1 || {
+        tail -50 "build-fuzz/$name.log"; echo "fuzzer $name failed"; exit 1; }
+    rm -rf "$corpus"
+  done
+}
+
+step "build and test (RelWithDebInfo)" release
 [ "${RASTRACE_QUICK:-0}" = 1 ] && exit 0
-
-step "build and test under ASan+UBSan"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRASTRACE_SANITIZE=ON \
-  -DRASTRACE_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 600 -LE no_sanitizer
-
-step "buffer and recorder tests under TSan"
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRASTRACE_TSAN=ON \
-  -DRASTRACE_BENCH=OFF -DRASTRACE_PARTS="common;event;buffer;recorder" >/dev/null
-cmake --build build-tsan -j"$jobs"
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
-  --timeout 600 -L '^(buffer|recorder)'
-
-step "fuzz targets, ${fuzz_seconds}s each"
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DRASTRACE_FUZZ=ON -DRASTRACE_TESTS=OFF -DRASTRACE_BENCH=OFF >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzzers
-for fuzzer in build-fuzz/fuzz/*; do
-  [ -x "$fuzzer" ] || continue
-  name=$(basename "$fuzzer")
-  corpus=$(mktemp -d)
-  cp -r fuzz/corpus/"$name"/. "$corpus"/ 2>/dev/null || true
-  echo "fuzz $name"
-  "$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
-    -print_final_stats=0 "$corpus" >"build-fuzz/$name.log" 2>&1 || {
-      tail -50 "build-fuzz/$name.log"; echo "fuzzer $name failed"; exit 1; }
-  rm -rf "$corpus"
-done
+step "build and test under ASan+UBSan" asan
+step "buffer and recorder tests under TSan" tsan
+step "fuzz targets, ${fuzz_seconds}s each" fuzz
 echo "all test steps passed in $((SECONDS - started))s"
