@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit, golden and end-to-end suite; the same suite under
 # ASan+UBSan; the recorder and buffer tests under TSan; each libFuzzer target for a bounded time
-# (RASTRACE_FUZZ_SECONDS, default 10).
+# (RASTRACE_FUZZ_SECONDS, default 8).
 # RASTRACE_QUICK=1 runs only the first step.
 # Every configuration keeps only line tables for its own code (RASTRACE_DEBUG_INFO=lines: stack
-# traces keep file:line, the programs the dyntrace tests trace keep full DWARF), which halves the
-# compile time; docs/performance.md ("Test-suite time") has the figures.
+# traces keep file:line, the programs the dyntrace tests trace keep full DWARF), which takes a
+# fifth to a third off each build; docs/performance.md ("Test-suite time") has the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
-fuzz_seconds=${RASTRACE_FUZZ_SECONDS:-10}
+fuzz_seconds=${RASTRACE_FUZZ_SECONDS:-8}
 common=(-G Ninja -DRASTRACE_DEBUG_INFO=lines)
 
 started=$SECONDS
