@@ -15,7 +15,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -648,36 +647,56 @@ TEST_F(SessionE2E, WorkerForkedBeforeTheSessionJoinsIt) {
 #endif
   const pid_t hooker = Spawn({Hooker(), "023", "0", "1", "forkidle"}, "forked");
   std::string out;
-  for (int i = 0; i < 5000 && out.find('\n') == std::string::npos; ++i) {
+  for (int i = 0; i < 10000 && out.find('\n') == std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     out = Slurp(dir_ + "/forked.out");
   }
   ASSERT_NE(out.find('\n'), std::string::npos) << "the idle process did not start";
+  pid_t parent_pid = 0, child_pid = 0;
+  std::istringstream(out) >> parent_pid >> child_pid;
+  ASSERT_GT(child_pid, 0) << out;
   const std::string log = dir_ + "/forked.trc";
   ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "023", "-o", log}).status, 0);
-  // Both have joined once the session's procs/ directory holds locks of two processes.
+  // Both have joined once the session's procs/ directory holds their locks.
   const std::string procs = dir_ + "/run/ch0/procs";
-  std::set<std::string> joined;
-  for (int i = 0; i < 5000 && joined.size() < 2; ++i) {
+  auto joined = [&](pid_t pid) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(procs, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.ends_with(".lock")) joined.insert(name.substr(0, name.find('-')));
+      if (entry.path().filename().string().starts_with("p" + std::to_string(pid) + "-")) {
+        return true;
+      }
     }
+    return false;
+  };
+  for (int i = 0; i < 5000 && !(joined(parent_pid) && joined(child_pid)); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_EQ(joined.size(), 2u) << "the forked worker did not join the session";
+  EXPECT_TRUE(joined(parent_pid)) << "the parent did not join the session";
+  EXPECT_TRUE(joined(child_pid)) << "the forked worker did not join the session";
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
-  Outcome run = Wait(hooker, "forked");
-  ASSERT_EQ(run.status, 0) << run.err;
-  std::istringstream lines(run.out);
+  // Both end within 20 s of their start by themselves; a hung one is killed, and the test fails.
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 600 && !ended; ++i) {
+    ended = waitpid(hooker, &status, WNOHANG) == hooker;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!ended) {
+    kill(child_pid, SIGKILL);
+    kill(parent_pid, SIGKILL);
+    waitpid(hooker, &status, 0);
+    FAIL() << "the forked hooker did not end within 60 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::istringstream lines(Slurp(dir_ + "/forked.out"));
   std::string child_word;
-  uint64_t parent_pid = 0, child_pid = 0, child_on = 0, parent_on = 0;
-  lines >> parent_pid >> child_word >> child_pid >> child_on >> parent_on;
-  ASSERT_EQ(child_word, "child") << run.out;
+  uint64_t child_on = 0, parent_on = 0;
+  lines >> parent_pid >> child_pid >> child_word >> child_on >> parent_on;
+  ASSERT_EQ(child_word, "child") << Slurp(dir_ + "/forked.out");
   SessionE2E::LogSummary s = Summarize(log);
-  for (auto [pid, on_hooks] : {std::pair{parent_pid, parent_on}, std::pair{child_pid, child_on}}) {
+  for (auto [pid, on_hooks] :
+       {std::pair{uint64_t(parent_pid), parent_on}, std::pair{uint64_t(child_pid), child_on}}) {
     const uint64_t recorded = s.hooks_by_pid_word[pid];
     EXPECT_GT(recorded, 0u) << "pid " << pid;
     EXPECT_LE(recorded, on_hooks) << "pid " << pid;

@@ -5,8 +5,8 @@
  * is turned off (at most 20 s). Mode "idle" prints its pid first, then records one hook every
  * millisecond (data word 2 = 1 when channel 0 was on just before) until tracing has been on and is
  * off again (at most 20 s), then prints how many of its hooks found channel 0 on. Mode "forkidle"
- * forks first and both run "idle": the parent prints its pid at once, the child "child PID ON"
- * when it ends, the parent its count after the child has ended.
+ * forks first and both run "idle": the parent prints its pid and the child's at once, the child
+ * "child ON" when it ends, the parent its count after the child has ended.
  * Started without RASTRACE_LOG, it joins the running session on its own. */
 #include <pthread.h>
 #include <rastrace/trchk.h>
@@ -51,17 +51,21 @@ static int Idle(void) {
   return 0;
 }
 
-/* A pre-forking server: the worker is forked before any session exists and must join it too. */
+/* A pre-forking server: the worker is forked before any session exists and must join it too. The
+ * fork waits until the attach thread started at load has settled: gcc 12's ASan allocator is not
+ * fork-safe, and a fork while that thread allocates could leave the child's allocator locked. */
 static int ForkIdle(void) {
+  const struct timespec settle = {0, 200000000};
+  nanosleep(&settle, NULL);
   pid_t child = fork();
   if (child < 0) return 1;
   if (child == 0) {
     const long on_hooks = IdleHooks();
-    printf("child %d %ld\n", (int)getpid(), on_hooks);
+    printf("child %ld\n", on_hooks);
     fflush(stdout);
     return 0;
   }
-  printf("%d\n", (int)getpid());
+  printf("%d %d\n", (int)getpid(), (int)child);
   fflush(stdout);
   const long on_hooks = IdleHooks();
   waitpid(child, NULL, 0);
