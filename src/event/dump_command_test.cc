@@ -138,7 +138,8 @@ TEST_F(DumpCommandTest, TruncatedLogPrintsEarlierEventsThenFails) {
   EXPECT_EQ(run.status, 1);
   EXPECT_NE(run.out.find("00000004  ID 0010"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("00000024"), std::string::npos) << run.out;
-  EXPECT_EQ(run.err, log + ": offset 0x24: truncated event (need 16 bytes, 13 left)\n");
+  EXPECT_EQ(run.err,
+            "rastrace dump: " + log + ": offset 0x24: truncated event (need 16 bytes, 13 left)\n");
 }
 
 TEST_F(DumpCommandTest, NotALogOrMissingFails) {

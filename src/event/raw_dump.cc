@@ -20,17 +20,13 @@ std::string FlagText(const Event& event) {
 
 }  // namespace
 
-int DumpRaw(LogReader& reader, std::FILE* out) {
+Result<void> DumpRaw(LogReader& reader, std::FILE* out) {
   Event event;
   std::string line;
   for (;;) {
     ReadStatus status = reader.Next(event);
-    if (status == ReadStatus::kEnd) return 0;
-    if (status == ReadStatus::kError) {
-      std::fflush(out);
-      fmt::print(stderr, "{}\n", reader.error().message);
-      return 1;
-    }
+    if (status == ReadStatus::kEnd) return Ok();
+    if (status == ReadStatus::kError) return reader.error();
     line = fmt::format("{:08x}  ID {:04x} SUB {:04x} {} len {}  tid {} ts {}{}  |", event.offset,
                        event.hook_id, event.subhook, FlagText(event), event.data_length,
                        event.thread_id, event.timestamp, event.reformatted ? "  R" : "");

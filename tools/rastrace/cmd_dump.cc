@@ -31,7 +31,11 @@ int RunDump(const DumpOptions& options) {
     fmt::print("# {}-bit events, {}-endian\n", static_cast<int>(reader->layout()),
                reader->byte_order() == ByteOrder::kBig ? "big" : "little");
     std::fflush(stdout);
-    if (event::DumpRaw(*reader, stdout) != 0) status = 1;
+    if (auto dumped = event::DumpRaw(*reader, stdout); !dumped) {
+      std::fflush(stdout);
+      fmt::print(stderr, "rastrace dump: {}\n", dumped.error().message);
+      status = 1;
+    }
   }
   std::fflush(stdout);
   return status;
