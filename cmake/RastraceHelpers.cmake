@@ -43,6 +43,7 @@ function(rastrace_test name)
   target_compile_definitions(${name} PRIVATE
     RASTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     RASTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  rastrace_use_test_pch(${name})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
   include(GoogleTest)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
