@@ -123,12 +123,10 @@ struct Attachment {
   char procs_dir[PATH_MAX];
   char base_dir[PATH_MAX];  // taken once at load: the environment is not read from the thread
   int lock_fd;
-  bool atfork_installed;
-  bool waits_at_load;  // an attach thread was started at load: forked children start their own
 };
 
 // The one attachment of this process (a process attaches to at most one session at a time).
-constinit Attachment g_attachment{nullptr, {}, {}, -1, false, false};
+constinit Attachment g_attachment{nullptr, {}, {}, -1};
 
 std::string UniqueName() {
   timespec now;
@@ -198,8 +196,6 @@ void FollowSession() {
   Detach();
 }
 
-void ChildAfterFork();
-void InstallForkHandler();
 void StartAttachThread(bool settle_first);
 
 RecorderOptions OptionsFromPage(const SessionPage& page, const std::string& log_path) {
@@ -286,7 +282,6 @@ bool TryAttach(bool at_load) {
     g_attachment.page.store(page);
     std::snprintf(g_attachment.procs_dir, sizeof g_attachment.procs_dir, "%s", procs.c_str());
     g_attachment.lock_fd = lock_fd;
-    InstallForkHandler();
     return true;
   }
   return false;
@@ -335,12 +330,6 @@ void StartAttachThread(bool settle_first) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-void InstallForkHandler() {
-  if (g_attachment.atfork_installed) return;
-  g_attachment.atfork_installed = true;
-  pthread_atfork(nullptr, nullptr, ChildAfterFork);
-}
-
 // A forked child records into a log of its own (the recorder restarts it at its first hook): it
 // takes a lock of its own and follows the session from a new attach thread. A child forked while
 // its parent waits for a session waits too, in a new thread of its own (threads do not survive
@@ -353,7 +342,7 @@ void ChildAfterFork() {
 #if !defined(RASTRACE_TSAN)
     // ThreadSanitizer cannot run threads created in the child of a multi-threaded process
     // (die_after_fork): under it such a child stays unattached.
-    if (g_attachment.waits_at_load) StartAttachThread(/*settle_first=*/true);
+    StartAttachThread(/*settle_first=*/true);
 #endif
     return;
   }
@@ -373,8 +362,8 @@ void AttachToSession() {
   if (base.size() >= sizeof g_attachment.base_dir) return;
   std::snprintf(g_attachment.base_dir, sizeof g_attachment.base_dir, "%s", base.c_str());
   if (TryAttach(/*at_load=*/true) && g_attachment.page.load() == nullptr) return;  // the daemon
-  g_attachment.waits_at_load = true;
-  InstallForkHandler();
+  // Installed once, here: only a process that waits for sessions has children to look after.
+  pthread_atfork(nullptr, nullptr, ChildAfterFork);
   StartAttachThread(/*settle_first=*/false);
 }
 
