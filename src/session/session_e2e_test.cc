@@ -9,10 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -590,30 +592,57 @@ TEST_F(SessionE2E, TrcstopRacingATerminatedSessionIsAnswered) {
   }
 }
 
+// The first line an idle hooker prints (its pid; in forkidle mode its child's too), once it has
+// printed it; empty if it does not within 10 s.
+std::string FirstLine(const SessionE2E& test, const std::string& tag) {
+  std::string out;
+  for (int i = 0; i < 10000 && out.find('\n') == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    out = Slurp(test.dir_ + "/" + tag + ".out");
+  }
+  return out.find('\n') == std::string::npos ? "" : out.substr(0, out.find('\n'));
+}
+
+// Whether process `pid` has joined the session of channel 0: its lock is in procs/.
+bool HasJoined(const SessionE2E& test, pid_t pid) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(test.dir_ + "/run/ch0/procs", ec)) {
+    if (entry.path().filename().string().starts_with("p" + std::to_string(pid) + "-")) return true;
+  }
+  return false;
+}
+
+// Waits up to about 5 s for every process of `pids` to join.
+void WaitUntilJoined(const SessionE2E& test, std::initializer_list<pid_t> pids) {
+  auto all = [&] {
+    return std::all_of(pids.begin(), pids.end(), [&](pid_t pid) { return HasJoined(test, pid); });
+  };
+  for (int i = 0; i < 5000 && !all(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Every hook `pid` made while channel 0 was on is in the log (the last may have raced with
+// trcstop), recorded by its main thread.
+void ExpectHooksWhileOn(SessionE2E::LogSummary& s, uint64_t pid, uint64_t on_hooks) {
+  const uint64_t recorded = s.hooks_by_pid_word[pid];
+  EXPECT_GT(recorded, 0u) << "pid " << pid;
+  EXPECT_LE(recorded, on_hooks) << "pid " << pid;
+  EXPECT_GE(recorded + 1, on_hooks) << "pid " << pid;
+  EXPECT_EQ(s.thread_of_pid_word[pid], pid);
+}
+
 // A process started before the session (no session directory at all, or one left by an earlier
 // session) joins it when it starts, and records from then on.
 void ExpectIdleProcessJoins(SessionE2E& test, const std::string& tag) {
   const pid_t hooker = test.Spawn({Hooker(), "023", "0", "1", "idle"}, tag);
-  std::string out;
-  for (int i = 0; i < 5000 && out.find('\n') == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    out = Slurp(test.dir_ + "/" + tag + ".out");
-  }
-  ASSERT_NE(out.find('\n'), std::string::npos) << "the idle process did not start";
-  const std::string pid = out.substr(0, out.find('\n'));
+  const std::string first = FirstLine(test, tag);
+  ASSERT_FALSE(first.empty()) << "the idle process did not start";
+  const pid_t pid = std::stoi(first);
   const std::string log = test.dir_ + "/" + tag + ".trc";
   ASSERT_EQ(test.Exec({Bin("trace"), "-a", "-j", "023", "-o", log}).status, 0);
-  // It has joined once its lock is in the session's procs/ directory.
-  const std::string procs = test.dir_ + "/run/ch0/procs";
-  bool joined = false;
-  for (int i = 0; i < 5000 && !joined; ++i) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(procs, ec)) {
-      if (entry.path().filename().string().starts_with("p" + pid + "-")) joined = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_TRUE(joined) << "process " << pid << " did not join the session";
+  WaitUntilJoined(test, {pid});
+  EXPECT_TRUE(HasJoined(test, pid)) << "process " << pid << " did not join the session";
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_EQ(test.Exec({Bin("trcstop")}).status, 0);
   Outcome idle = test.Wait(hooker, tag);
@@ -621,14 +650,9 @@ void ExpectIdleProcessJoins(SessionE2E& test, const std::string& tag) {
   std::istringstream lines(idle.out);
   uint64_t printed_pid = 0, on_hooks = 0;
   lines >> printed_pid >> on_hooks;
-  ASSERT_EQ(std::to_string(printed_pid), pid);
+  ASSERT_EQ(printed_pid, static_cast<uint64_t>(pid));
   SessionE2E::LogSummary s = test.Summarize(log);
-  const uint64_t recorded = s.hooks_by_pid_word[printed_pid];
-  EXPECT_GT(recorded, 0u);
-  // Every hook made while channel 0 was on is there (the last may have raced with trcstop).
-  EXPECT_LE(recorded, on_hooks);
-  EXPECT_GE(recorded + 1, on_hooks);
-  EXPECT_EQ(s.thread_of_pid_word[printed_pid], printed_pid);
+  ExpectHooksWhileOn(s, printed_pid, on_hooks);
 }
 
 TEST_F(SessionE2E, ProcessStartedBeforeTheSessionJoinsIt) {
@@ -646,33 +670,16 @@ TEST_F(SessionE2E, WorkerForkedBeforeTheSessionJoinsIt) {
   GTEST_SKIP() << "under ThreadSanitizer a forked child starts no attach thread (die_after_fork)";
 #endif
   const pid_t hooker = Spawn({Hooker(), "023", "0", "1", "forkidle"}, "forked");
-  std::string out;
-  for (int i = 0; i < 10000 && out.find('\n') == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    out = Slurp(dir_ + "/forked.out");
-  }
-  ASSERT_NE(out.find('\n'), std::string::npos) << "the idle process did not start";
+  const std::string first = FirstLine(*this, "forked");
+  ASSERT_FALSE(first.empty()) << "the idle process did not start";
   pid_t parent_pid = 0, child_pid = 0;
-  std::istringstream(out) >> parent_pid >> child_pid;
-  ASSERT_GT(child_pid, 0) << out;
+  std::istringstream(first) >> parent_pid >> child_pid;
+  ASSERT_GT(child_pid, 0) << first;
   const std::string log = dir_ + "/forked.trc";
   ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "023", "-o", log}).status, 0);
-  // Both have joined once the session's procs/ directory holds their locks.
-  const std::string procs = dir_ + "/run/ch0/procs";
-  auto joined = [&](pid_t pid) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(procs, ec)) {
-      if (entry.path().filename().string().starts_with("p" + std::to_string(pid) + "-")) {
-        return true;
-      }
-    }
-    return false;
-  };
-  for (int i = 0; i < 5000 && !(joined(parent_pid) && joined(child_pid)); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_TRUE(joined(parent_pid)) << "the parent did not join the session";
-  EXPECT_TRUE(joined(child_pid)) << "the forked worker did not join the session";
+  WaitUntilJoined(*this, {parent_pid, child_pid});
+  EXPECT_TRUE(HasJoined(*this, parent_pid)) << "the parent did not join the session";
+  EXPECT_TRUE(HasJoined(*this, child_pid)) << "the forked worker did not join the session";
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
   // Both end within 20 s of their start by themselves; a hung one is killed, and the test fails.
@@ -695,14 +702,8 @@ TEST_F(SessionE2E, WorkerForkedBeforeTheSessionJoinsIt) {
   lines >> parent_pid >> child_pid >> child_word >> child_on >> parent_on;
   ASSERT_EQ(child_word, "child") << Slurp(dir_ + "/forked.out");
   SessionE2E::LogSummary s = Summarize(log);
-  for (auto [pid, on_hooks] :
-       {std::pair{uint64_t(parent_pid), parent_on}, std::pair{uint64_t(child_pid), child_on}}) {
-    const uint64_t recorded = s.hooks_by_pid_word[pid];
-    EXPECT_GT(recorded, 0u) << "pid " << pid;
-    EXPECT_LE(recorded, on_hooks) << "pid " << pid;
-    EXPECT_GE(recorded + 1, on_hooks) << "pid " << pid;
-    EXPECT_EQ(s.thread_of_pid_word[pid], pid);
-  }
+  ExpectHooksWhileOn(s, uint64_t(parent_pid), parent_on);
+  ExpectHooksWhileOn(s, uint64_t(child_pid), child_on);
 }
 
 TEST_F(SessionE2E, LogOptionsKeepOldStopWhenFullAndSymbols) {
