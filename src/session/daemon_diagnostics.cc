@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "recorder/session_page.h"
+
 namespace rastrace::session {
 
 namespace {
@@ -100,15 +102,9 @@ std::string DaemonErrPath(const std::string& channel_dir) {
 
 Result<void> RedirectStderrToDaemonErr(const std::string& channel_dir) {
   const std::string path = DaemonErrPath(channel_dir);
-  const int fd =
-      open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & 077) != 0) {
-    close(fd);
-    return MakeError("{}: not a private file of uid {}", path, geteuid());
-  }
+  auto opened = recorder::OpenPrivateFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   const bool moved = dup2(fd, STDERR_FILENO) == STDERR_FILENO;
   const int error = errno;
   close(fd);

@@ -26,6 +26,7 @@
 #include "recorder/clock.h"
 #include "recorder/header_events.h"
 #include "recorder/log_sink.h"
+#include "recorder/session_page.h"
 #include "session/daemon_diagnostics.h"
 #include "session/event_builder.h"
 #include "session/merge.h"
@@ -261,13 +262,9 @@ Result<std::unique_ptr<SessionDaemon>> SessionDaemon::Create(const SessionConfig
     const std::string dir = recorder::SessionChannelDir(base_dir, channel);
     if (auto made = MakePrivateDir(dir); !made) return MakeError("trace: {}", made.error().message);
     const std::string lock_path = dir + "/lock";
-    const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return MakeError("trace: {}: {}", lock_path, std::strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-      close(fd);
-      return MakeError("trace: {}: not a private file of uid {}", lock_path, geteuid());
-    }
+    auto opened = recorder::OpenPrivateFile(lock_path, O_RDWR | O_CREAT);
+    if (!opened) return MakeError("trace: {}", opened.error().message);
+    const int fd = *opened;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       std::string pid = ReadSmallFile(lock_path);
       while (!pid.empty() && pid.back() == '\n') pid.pop_back();
