@@ -79,6 +79,8 @@ DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, DirectFil
       chunks_(std::move(chunks)) {
   auto* base = static_cast<uint8_t*>(chunks_.base);
   current_ = {base, 0, 0};
+  queued_.resize(options_.chunks);
+  free_.reserve(options_.chunks);
   for (size_t i = 1; i < options_.chunks; ++i) free_.push_back(base + i * options_.chunk_bytes);
   for (size_t i = 0; i < options_.in_flight; ++i) io_.emplace_back([this] { IoThread(); });
 }
@@ -90,10 +92,11 @@ DirectFile::~DirectFile() {
 void DirectFile::IoThread() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return !queued_.empty() || stopping_; });
-    if (queued_.empty()) return;
-    const Chunk chunk = queued_.front();
-    queued_.pop_front();
+    changed_.wait(lock, [&] { return queued_count_ != 0 || stopping_; });
+    if (queued_count_ == 0) return;
+    const Chunk chunk = queued_[queued_first_];
+    queued_first_ = (queued_first_ + 1) % queued_.size();
+    --queued_count_;
     const uint64_t turn = next_turn_++;
     // After a failed write the file is incomplete anyway; writing the chunks behind the failure
     // would only put data after a gap the reader cannot tell from events.
@@ -127,7 +130,9 @@ Result<void> DirectFile::Failed() const {
 
 Result<void> DirectFile::Submit() {
   std::unique_lock lock(mutex_);
-  queued_.push_back(current_);
+  // Every chunk but the one being filled is free or queued, so the ring never overflows.
+  queued_[(queued_first_ + queued_count_) % queued_.size()] = current_;
+  ++queued_count_;
   changed_.notify_all();
   changed_.wait(lock, [&] { return !free_.empty() || error_; });
   if (error_) {
@@ -158,7 +163,7 @@ Result<void> DirectFile::Append(std::span<const uint8_t> bytes) {
 
 Result<void> DirectFile::WaitIdle() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queued_.empty() && writing_ == 0; });
+  changed_.wait(lock, [&] { return queued_count_ == 0 && writing_ == 0; });
   return Failed();
 }
 

@@ -20,7 +20,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -98,7 +97,11 @@ class DirectFile {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Chunk> queued_;          // for the I/O thread, in file order
+  // For the I/O threads, in file order: a fixed ring (a deque would allocate as it cycles, and
+  // the recorder's writer must not allocate in its steady state, see recorder/drain.h).
+  std::vector<Chunk> queued_;
+  size_t queued_first_ = 0;
+  size_t queued_count_ = 0;
   std::vector<uint8_t*> free_;        // chunks neither filled nor queued
   size_t writing_ = 0;                // chunks held by I/O threads
   uint64_t next_turn_ = 0;            // of the next chunk an I/O thread takes, in file order

@@ -10,11 +10,7 @@
 namespace rastrace::recorder {
 namespace {
 
-struct Cursor {
-  ThreadSlot* slot;
-  uint64_t position;
-  uint64_t end;
-};
+using Cursor = DrainCursor;
 
 // The timestamp that orders the event at the cursor: its own, or its thread's last one.
 uint64_t OrderingTimestamp(const Cursor& cursor, size_t words, uint64_t hookword) {
@@ -64,15 +60,21 @@ void AppendLostEvents(std::span<ThreadSlot* const> slots, uint64_t timestamp,
 
 DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
                       uint64_t fallback_timestamp) {
+  DrainScratch scratch;
+  return DrainOnce(slots, sink, fallback_timestamp, scratch);
+}
+
+DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
+                      uint64_t fallback_timestamp, DrainScratch& working) {
   DrainResult result;
-  std::vector<Cursor> cursors;
-  cursors.reserve(slots.size());
+  std::vector<Cursor>& cursors = working.cursors;
+  cursors.clear();
   for (ThreadSlot* slot : slots) {
     const uint64_t end = slot->ring.head();
     const uint64_t tail = slot->ring.tail();
     if (tail < end) cursors.push_back({slot, tail, end});
   }
-  std::vector<uint8_t> scratch;
+  std::vector<uint8_t>& scratch = working.bytes;
   uint64_t rotations = sink.rotations();
   while (!cursors.empty()) {
     // A new file after a rotation names its threads again.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "recorder/log_sink.h"
 #include "recorder/thread_slot.h"
@@ -21,9 +22,27 @@ struct DrainResult {
   uint64_t max_timestamp = 0;
 };
 
+// Where a drain round is in one thread's ring.
+struct DrainCursor {
+  ThreadSlot* slot;
+  uint64_t position;
+  uint64_t end;
+};
+
+// Working memory a writer keeps from one drain round to the next, so that its steady state does
+// not allocate: a fork can then never catch the writer inside the allocator (gcc 12's ASan
+// allocator is not fork-safe, and the child would deadlock on its lock).
+struct DrainScratch {
+  std::vector<DrainCursor> cursors;
+  std::vector<uint8_t> bytes;
+};
+
 // Copies every event published in `slots` to `sink`, with a 00A/104 thread name before a thread's
 // first event and a 006 event for each thread that lost events since the last drain.
 // `fallback_timestamp` stamps 006 events when no timestamped event was drained.
+DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
+                      uint64_t fallback_timestamp, DrainScratch& scratch);
+// The same with working memory of its own (tests, one-off drains).
 DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
                       uint64_t fallback_timestamp);
 

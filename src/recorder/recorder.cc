@@ -96,6 +96,9 @@ struct Recorder::Session {
   std::atomic<uint32_t> channels_at_end{0};  // the channels that were on when tracing ended
   std::optional<Error> error;
   SessionTotals totals;
+  // The writer's working memory, kept across rounds so that a round does not allocate.
+  std::vector<ThreadSlot*> writer_slots;
+  DrainScratch drain_scratch;
 
   void NoteChannelsAtEnd(uint32_t channels) {
     uint32_t none = 0;
@@ -223,12 +226,10 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   return Ok();
 }
 
-std::vector<ThreadSlot*> Recorder::SnapshotSlots() {
+void Recorder::SnapshotSlots(std::vector<ThreadSlot*>& slots) {
   std::lock_guard lock(slots_mutex_);
-  std::vector<ThreadSlot*> slots;
-  slots.reserve(slots_.size());
+  slots.clear();
   for (auto& slot : slots_) slots.push_back(slot.get());
-  return slots;
 }
 
 void Recorder::FreeDrainedRetiredSlots() {
@@ -244,7 +245,8 @@ void Recorder::CheckpointShm(Session& s) {
   if (!s.shm || s.sink->stopped() || s.sink->error() || !s.sink->FlushToFile()) return;
   // Every drained event is in the file now (the flush came first); the checkpoint says so, and
   // only then may producers reuse the space (docs/reliability.md).
-  const std::vector<ThreadSlot*> slots = SnapshotSlots();
+  std::vector<ThreadSlot*>& slots = s.writer_slots;
+  SnapshotSlots(slots);
   const uint64_t seq = s.shm->next_checkpoint();
   for (ThreadSlot* slot : slots) {
     if (!slot->shm) continue;
@@ -268,8 +270,8 @@ void Recorder::WriterMain(Session& s) {
   };
   while (!should_end()) {
     if (streaming) {
-      const std::vector<ThreadSlot*> slots = SnapshotSlots();
-      const DrainResult drained = DrainOnce(slots, sink, Now());
+      SnapshotSlots(s.writer_slots);
+      const DrainResult drained = DrainOnce(s.writer_slots, sink, Now(), s.drain_scratch);
       s.totals.events_written += drained.events;
       FreeDrainedRetiredSlots();
       if (sink.stopped()) {
@@ -293,8 +295,8 @@ void Recorder::WriterMain(Session& s) {
   s.NoteChannelsAtEnd(ClearChannels());
   if (!s.fatal_flush.load()) std::this_thread::sleep_for(kStopGrace);
   for (;;) {
-    const std::vector<ThreadSlot*> slots = SnapshotSlots();
-    const DrainResult drained = DrainOnce(slots, sink, Now());
+    SnapshotSlots(s.writer_slots);
+    const DrainResult drained = DrainOnce(s.writer_slots, sink, Now(), s.drain_scratch);
     s.totals.events_written += drained.events;
     if (drained.events == 0 && drained.discarded == 0) break;
   }

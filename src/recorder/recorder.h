@@ -89,7 +89,8 @@ class Recorder {
   Result<void> StartLocked(const RecorderOptions& options);
   void FinishEndedSessionLocked();
   void WriterMain(Session& session);
-  std::vector<ThreadSlot*> SnapshotSlots();
+  // Fills `slots` (the writer's own vector, reused: a drain round does not allocate).
+  void SnapshotSlots(std::vector<ThreadSlot*>& slots);
   void FreeDrainedRetiredSlots();
   // --shm-path: after a flush, records what the log holds and hands drained space back.
   void CheckpointShm(Session& session);
