@@ -172,7 +172,11 @@ struct UprobeEngine::Impl {
   std::vector<int> event_fds;
   std::vector<Ring> rings;
   std::map<uint64_t, size_t> tracepoint_of_id;
-  std::set<pid_t> attached;
+  // Thread -> CLOCK_MONOTONIC ns when it had an event on every CPU. Its events are opened one CPU
+  // at a time, and until the last one is open a hit on a CPU not yet covered is missed while a
+  // later one may be caught: hits from before that moment are dropped, so that what a thread
+  // records has no gap.
+  std::map<pid_t, uint64_t> attached;
   int cpus = 1;
   // tracefs uprobe events (one per tracepoint, in group rastrace_<tracer pid>): perf events on
   // them can be inherited by new threads, which uprobe-PMU events cannot (the kernel would copy
@@ -301,7 +305,10 @@ struct UprobeEngine::Impl {
         }
       }
     }
-    attached.insert(tid);
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    attached[tid] =
+        static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
     return Ok();
   }
 
@@ -344,6 +351,11 @@ struct UprobeEngine::Impl {
     at += 8;
     uint64_t abi = u64(at);
     at += 8;
+    if (auto thread = attached.find(static_cast<pid_t>(pid_tid[1]));
+        thread != attached.end() && time < thread->second) {
+      ++stats.before_attach;
+      return;
+    }
     auto it = tracepoint_of_id.find(id);
     if (it == tracepoint_of_id.end()) return;
     const CompiledTracepoint& tracepoint = tracepoints[it->second];

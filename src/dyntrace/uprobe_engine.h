@@ -31,6 +31,9 @@ Result<void> UprobesAvailable();
 struct UprobeStats {
   uint64_t hits = 0;
   uint64_t lost = 0;  // samples the kernel dropped because the ring was full
+  // Hits of a thread before it had an event on every CPU, dropped: a thread being attached may
+  // hit on a CPU not yet covered, and the hits it has before that moment could have gaps.
+  uint64_t before_attach = 0;
 };
 
 class UprobeEngine {
