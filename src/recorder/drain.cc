@@ -12,6 +12,12 @@ namespace {
 
 using Cursor = DrainCursor;
 
+// How far ahead of the walk the ring is prefetched (32 cache lines).
+constexpr uint64_t kPrefetchWords = 256;
+constexpr uint64_t kWordsPerLine = 8;
+// Events whose positions a lone thread's walk guesses at once.
+constexpr size_t kBatch = 8;
+
 // The timestamp that orders the event at the cursor: its own, or its thread's last one.
 uint64_t OrderingTimestamp(const Cursor& cursor, size_t words, uint64_t hookword) {
   if (buffer::FlagsOf(hookword) & event::kFlagTimestamp) {
@@ -120,26 +126,69 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
       result.bytes += (cursor.position - run_start) * 8;
       run_events = 0;
     };
+    // The walk keeps its state in locals (stores through `cursor` and `slot` would be repeated
+    // for every event, as the compiler cannot tell them apart from the ring's words) and
+    // writes it back when the run ends.
+    const uint64_t* const data = slot.ring.data();
+    const uint64_t mask = slot.ring.mask();
+    const uint64_t end = cursor.end;
+    uint64_t position = cursor.position;
+    uint64_t last_ts = slot.last_timestamp;
+    uint64_t max_ts = result.max_timestamp;
+    // No other thread has an event waiting: every event of this one is due.
+    const bool alone = second_ts == UINT64_MAX;
     bool first = true;
-    while (cursor.position < cursor.end) {
-      uint64_t hookword = 0;
-      const size_t words = WordsAt(cursor, &hookword);
-      if (words == 0) {
+    while (position < end) {
+      // Another core wrote these lines: ask for the next ones before the walk needs them.
+      __builtin_prefetch(data + ((position + kPrefetchWords) & mask));
+      const uint64_t hookword = data[position & mask];
+      const size_t words = buffer::EventWords(hookword);
+      if (alone && position + kBatch * words <= end && available >= kBatch * words * 8) {
+        // Found one event at a time, each position depends on the load before it. A thread's
+        // events are mostly of one size, so the next kBatch positions are guessed, their words
+        // loaded together, and the guess kept as far as it holds.
+        // The batch's own lines are on their way already; ask for as many lines further on.
+        for (uint64_t ahead = 0; ahead < kBatch * words; ahead += kWordsPerLine) {
+          __builtin_prefetch(data + ((position + kPrefetchWords + ahead) & mask));
+        }
+        uint64_t hookwords[kBatch];
+        for (size_t i = 0; i < kBatch; ++i) hookwords[i] = data[(position + i * words) & mask];
+        size_t same = 1;
+        while (same < kBatch && buffer::EventWords(hookwords[same]) == words) ++same;
+        for (size_t i = 0; i < same; ++i) {
+          if (buffer::FlagsOf(hookwords[i]) & event::kFlagTimestamp) {
+            last_ts = data[(position + i * words + words - 1) & mask];
+            max_ts = std::max(max_ts, last_ts);
+          }
+        }
+        max_ts = std::max(max_ts, last_ts);  // an untimestamped event orders by the one before
+        position += same * words;
+        run_events += same;
+        available -= same * words * 8;
+        first = false;
+        continue;
+      }
+      if (position + words > end) {
         // A hookword that cannot be right (possible only when a producer wrote during a
         // circular-mode read): drop what is left of this ring and count it.
+        cursor.position = position;
         flush_run();
         ++slot.lost_by_writer;
-        cursor.position = cursor.end;
+        position = end;
         break;
       }
-      const uint64_t ts = OrderingTimestamp(cursor, words, hookword);
+      const uint64_t ts = (buffer::FlagsOf(hookword) & event::kFlagTimestamp)
+                              ? data[(position + words - 1) & mask]
+                              : last_ts;
       if (ts > second_ts && !first) break;
       first = false;
       const uint64_t bytes = words * 8;
       if (bytes > available) {
+        cursor.position = position;
         flush_run();
         if (!sink.OnFull()) {
           for (Cursor& c : cursors) DiscardRest(c, result);
+          position = cursor.position;
           break;
         }
         rotations = sink.rotations();
@@ -150,18 +199,22 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
           // Larger than an empty file may hold: it can never be written.
           ++slot.lost_by_writer;
           ++result.discarded;
-          cursor.position += words;
-          run_start = cursor.position;
+          position += words;
+          cursor.position = position;
+          run_start = position;
           continue;
         }
-        run_start = cursor.position;
+        run_start = position;
       }
       available -= bytes;
-      slot.last_timestamp = ts;
-      result.max_timestamp = std::max(result.max_timestamp, ts);
-      cursor.position += words;
+      last_ts = ts;
+      max_ts = std::max(max_ts, ts);
+      position += words;
       ++run_events;
     }
+    cursor.position = position;
+    slot.last_timestamp = last_ts;
+    result.max_timestamp = max_ts;
     flush_run();
     for (size_t i = 0; i < cursors.size();) {
       if (cursors[i].position >= cursors[i].end) {

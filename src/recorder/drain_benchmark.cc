@@ -8,6 +8,8 @@
 //     (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread), the log
 //     written with O_DIRECT (direct:1, the default) or through the page cache (direct:0); the
 //     time runs until the log is complete. Counters: written and lost events, the rate achieved.
+//     RASTRACE_BENCH_LOG names another log (e.g. /dev/null); RASTRACE_BENCH_BUFFER another ring
+//     size.
 #include <benchmark/benchmark.h>
 #include <rastrace/trchk.h>
 #include <x86intrin.h>
@@ -15,8 +17,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "recorder/clock.h"
@@ -31,6 +36,22 @@ namespace {
 std::string LogPath(const char* name) {
   const char* dir = std::getenv("TMPDIR");
   return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+// CPU time so far of this process's threads named `thread_name` (rastrace-writer, rastrace-io),
+// from /proc/self/task/*/schedstat (nanoseconds on a CPU).
+uint64_t ThreadsCpuNs(std::string_view thread_name) {
+  uint64_t total = 0;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name) || name != thread_name) continue;
+    std::ifstream schedstat(task.path() / "schedstat");
+    uint64_t on_cpu = 0;
+    if (schedstat >> on_cpu) total += on_cpu;
+  }
+  return total;
 }
 
 void Fill(ThreadSlot& slot, uint64_t first_ts, uint64_t step) {
@@ -90,7 +111,10 @@ BENCHMARK(BM_DrainOnce)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 void BM_RecordToLog(benchmark::State& state) {
   constexpr uint64_t kEvents = 50'000'000;
   const double rate = static_cast<double>(state.range(0)) * 1e6;  // events per second, 0 = max
-  const std::string path = LogPath("rastrace-record-benchmark.log");
+  // RASTRACE_BENCH_LOG=/dev/null: the same without the disk, to tell the writer's own limit from
+  // the disk's (the file named there is left in place).
+  const char* log_override = std::getenv("RASTRACE_BENCH_LOG");
+  const std::string path = log_override ? log_override : LogPath("rastrace-record-benchmark.log");
   RecorderOptions options;  // defaults: alternate mode, 4 MiB per thread, no log limit
   options.log_path = path;
   options.direct_io = state.range(1) != 0;
@@ -104,7 +128,7 @@ void BM_RecordToLog(benchmark::State& state) {
     }
     options.buffer_bytes = *bytes;
   }
-  uint64_t written = 0, lost = 0;
+  uint64_t written = 0, lost = 0, writer_ns = 0, io_ns = 0;
   double seconds = 0;
   for (auto _ : state) {
     if (auto started = Recorder::Get().Start(options); !started) {
@@ -126,6 +150,9 @@ void BM_RecordToLog(benchmark::State& state) {
         while (MonotonicNanoseconds() < due) _mm_pause();
       }
     }
+    // Before Stop, while the threads still exist.
+    writer_ns += ThreadsCpuNs("rastrace-writer");
+    io_ns += ThreadsCpuNs("rastrace-io");
     auto totals = Recorder::Get().Stop();
     const auto end = std::chrono::steady_clock::now();
     if (!totals) {
@@ -138,10 +165,14 @@ void BM_RecordToLog(benchmark::State& state) {
     written += totals->events_written;
     lost += totals->events_lost;
   }
-  std::remove(path.c_str());
+  if (log_override == nullptr) std::remove(path.c_str());
   state.counters["written_per_s"] = static_cast<double>(written) / seconds;
   state.counters["MB_per_s"] =
       static_cast<double>(written) * static_cast<double>(event_bytes) / seconds / 1e6;
+  // CPU time of the writer thread and of the log's I/O threads per GB written.
+  const double gigabytes = static_cast<double>(written) * static_cast<double>(event_bytes) / 1e9;
+  state.counters["writer_cpu_ms_per_GB"] = static_cast<double>(writer_ns) / 1e6 / gigabytes;
+  state.counters["io_cpu_ms_per_GB"] = static_cast<double>(io_ns) / 1e6 / gigabytes;
   state.counters["lost"] = static_cast<double>(lost) / static_cast<double>(state.iterations());
   state.counters["lost_pct"] =
       100.0 * static_cast<double>(lost) / static_cast<double>(kEvents * state.iterations());

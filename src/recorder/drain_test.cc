@@ -122,6 +122,53 @@ TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
   }
 }
 
+// A lone thread's walk guesses the positions of several events at once; events of other sizes
+// (an untimestamped hook, a five-word one) in between must still be found where they are, and an
+// untimestamped event merges at the timestamp of the event before it.
+TEST(DrainTest, ALoneThreadOfMixedEventSizesIsWrittenInOrder) {
+  TempDir dir;
+  auto a = MakeSlot(100, "alpha", 1 << 16);
+  auto b = MakeSlot(200, "beta");
+  LogSink sink = OpenSink(dir.File("log"));
+  std::vector<uint64_t> expected;
+  uint64_t seq = 0;
+  for (int group = 0; group < 40; ++group) {
+    for (int i = 0; i < group % 11; ++i, ++seq) {
+      ASSERT_TRUE(Put(*a, 0x01100000, seq, 10 * seq + 10));
+      expected.push_back(seq);
+    }
+    PutUntimed(*a, 0x01100000, seq);  // 3 words
+    expected.push_back(seq++);
+    uint64_t at = 0;
+    ASSERT_TRUE(a->ring.Reserve(5, &at));  // TRCHKL2T: 5 words
+    a->ring.Put(at, buffer::MakeHookword(event::kFlagTimestamp, 16, 0x01100000));
+    a->ring.Put(at + 1, seq);
+    a->ring.Put(at + 2, 0);
+    a->ring.Put(at + 3, a->ring.thread_id());
+    a->ring.Put(at + 4, 10 * seq + 10);
+    a->ring.Publish(at + 5);
+    expected.push_back(seq++);
+  }
+  ThreadSlot* alone[] = {a.get()};
+  const DrainResult result = DrainOnce(alone, sink, 0);
+  EXPECT_EQ(result.events, expected.size());
+  EXPECT_EQ(result.max_timestamp, 10 * (seq - 1) + 10);
+  EXPECT_EQ(a->last_timestamp, 10 * (seq - 1) + 10);
+  // Then one more untimestamped event of `a`, due before `b`'s event of a later time.
+  PutUntimed(*a, 0x01100000, seq);
+  ASSERT_TRUE(Put(*b, 0x01100000, seq + 1, 10 * seq + 5));
+  ThreadSlot* both[] = {a.get(), b.get()};
+  DrainOnce(both, sink, 0);
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  std::vector<uint64_t> values;
+  for (const LoggedEvent& e : Only(*events, 0x0110)) values.push_back(e.words[0]);
+  expected.push_back(seq);
+  expected.push_back(seq + 1);
+  EXPECT_EQ(values, expected);
+}
+
 TEST(DrainTest, LostEventsBecomeOne006PerThreadWithTheThreadId) {
   TempDir dir;
   auto a = MakeSlot(100, "alpha", 4096);  // 128 events of 4 words
@@ -142,6 +189,36 @@ TEST(DrainTest, LostEventsBecomeOne006PerThreadWithTheThreadId) {
   EXPECT_EQ(lost[0].word_count, 2);
   EXPECT_EQ(lost[0].timestamp, 128u);  // the newest event drained before it
   EXPECT_EQ(Only(*events, 0x0110).size(), 128u);
+}
+
+// A hookword whose event would run past what the producer published (a circular-mode read
+// racing a producer): the events before it are written, the rest of that ring is dropped and
+// counted once, and the next round starts clean.
+TEST(DrainTest, AnEventRunningPastThePublishedEndDropsTheRestOfItsRing) {
+  TempDir dir;
+  auto a = MakeSlot(100, "alpha");
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_TRUE(Put(*a, 0x01100000, i, i + 1));
+  uint64_t at = 0;
+  ASSERT_TRUE(a->ring.Reserve(3, &at));
+  // Claims 40 bytes of data (8 words in all) but only 3 words are published.
+  a->ring.Put(at, buffer::MakeHookword(event::kFlagTimestamp, 40, 0x01200000));
+  a->ring.Put(at + 1, 7);
+  a->ring.Put(at + 2, 100);
+  a->ring.Publish(at + 3);
+  LogSink sink = OpenSink(dir.File("log"));
+  ThreadSlot* slots[] = {a.get()};
+  const DrainResult first = DrainOnce(slots, sink, 0);
+  EXPECT_EQ(first.events, 3u);
+  EXPECT_EQ(a->lost_by_writer, 1u);
+  EXPECT_EQ(a->ring.tail(), a->ring.head());
+  ASSERT_TRUE(Put(*a, 0x01100000, 9, 10));
+  EXPECT_EQ(DrainOnce(slots, sink, 0).events, 1u);
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  EXPECT_EQ(Only(*events, 0x0110).size(), 4u);
+  EXPECT_TRUE(Only(*events, 0x0120).empty());
+  EXPECT_EQ(LostIn(*events), 1u);
 }
 
 TEST(DrainTest, FullLogWithStopDiscardsAndCountsTheRest) {

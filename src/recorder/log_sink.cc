@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace rastrace::recorder {
 namespace {
-constexpr size_t kStagingBytes = size_t{1} << 20;
-// Runs at least this long are written from the ring directly (the LogWriter passes writes of its
-// own buffer size or more straight to write(2)).
-constexpr size_t kDirectBytes = size_t{256} << 10;
+// Runs shorter than this (the events of finely interleaved threads) are gathered in the staging
+// buffer and handed to the log writer together: a call per event would cost more than the second
+// copy. Longer runs go from the ring into the log writer's buffer directly: one copy.
+constexpr size_t kDirectBytes = 2048;
+constexpr size_t kStagingBytes = size_t{64} << 10;
 }  // namespace
 
 LogSink::LogSink(std::string path, const RecorderOptions& options, HeaderBuilder header,
@@ -78,6 +80,14 @@ bool LogSink::OnFull() {
   return !stopped_;
 }
 
+void LogSink::Write(std::span<const uint8_t> bytes) {
+  if (error_ || !writer_) return;
+  if (auto wrote = writer_->WriteEncoded(bytes); !wrote) {
+    error_ = wrote.error();
+    stopped_ = true;
+  }
+}
+
 void LogSink::Stage(std::span<const uint8_t> bytes) {
   while (!bytes.empty()) {
     if (staged_ == kStagingBytes && !Flush()) return;
@@ -97,29 +107,23 @@ void LogSink::Append(std::span<const uint8_t> bytes) {
 void LogSink::AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, size_t words) {
   if (stopped_) return;
   used_ += words * 8;
-  if (words * 8 >= kDirectBytes) {
-    // A long run goes from the ring to the file without passing through the staging buffer.
-    if (!Flush()) return;
+  if (words * 8 < kDirectBytes) {
     while (words != 0) {
-      const uint64_t index = position & ring.mask();
-      const size_t n = std::min<size_t>(words, ring.capacity_bytes() / 8 - index);
-      auto wrote = writer_->WriteEncoded(
-          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(ring.data() + index), n * 8));
-      if (!wrote) {
-        error_ = wrote.error();
-        stopped_ = true;
-        return;
-      }
+      if (staged_ == kStagingBytes && !Flush()) return;
+      const size_t n = std::min(words, (kStagingBytes - staged_) / 8);
+      ring.CopyOut(position, n, staging_.get() + staged_);
+      staged_ += n * 8;
       position += n;
       words -= n;
     }
     return;
   }
-  while (words != 0) {
-    if (staged_ == kStagingBytes && !Flush()) return;
-    const size_t n = std::min(words, (kStagingBytes - staged_) / 8);
-    ring.CopyOut(position, n, staging_.get() + staged_);
-    staged_ += n * 8;
+  if (!Flush()) return;
+  // The ring wraps at most once.
+  while (words != 0 && !stopped_) {
+    const uint64_t index = position & ring.mask();
+    const size_t n = std::min<size_t>(words, ring.capacity_bytes() / 8 - index);
+    Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(ring.data() + index), n * 8));
     position += n;
     words -= n;
   }
@@ -135,13 +139,9 @@ Result<void> LogSink::Flush() {
   if (error_) return *error_;
   if (!writer_) return MakeError("{}: log is closed", path_);
   if (staged_ != 0) {
-    auto wrote = writer_->WriteEncoded(std::span<const uint8_t>(staging_.get(), staged_));
-    staged_ = 0;
-    if (!wrote) {
-      error_ = wrote.error();
-      stopped_ = true;
-      return wrote.error();
-    }
+    const size_t staged = std::exchange(staged_, 0);
+    Write(std::span<const uint8_t>(staging_.get(), staged));
+    if (error_) return *error_;
   }
   return Ok();
 }

@@ -1,5 +1,6 @@
-// The log file as the writer thread sees it: staged appends, the -L size limit, and what a full
-// log does (rotate to LOG.old and go on, or stop tracing).
+// The log file as the writer thread sees it: appends (a long run of one thread's events is copied
+// once, from its ring into the log writer's buffer; short ones are gathered first), the -L size
+// limit, and what a full log does (rotate to LOG.old and go on, or stop tracing).
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,8 @@ class LogSink {
   // Appends the closing events, which may exceed the limit (a log always ends with TRACE OFF).
   void AppendTrailer(std::span<const uint8_t> bytes);
 
-  // Writes the staged bytes; an error stops the log (later appends are discarded).
+  // Hands the gathered short appends to the log writer; an error stops the log (later appends
+  // are discarded).
   Result<void> Flush();
   // Flush, then the log writer's own buffer: every byte counted by bytes() is in the file (the
   // flight recorder's checkpoints rely on it).
@@ -55,7 +57,9 @@ class LogSink {
   LogSink(std::string path, const RecorderOptions& options, HeaderBuilder header,
           WrapBuilder wrapped);
   Result<void> OpenFile(bool keep_old);
-  // Room for `bytes` more staged bytes: flushes when full. False when the log has failed.
+  // Hands `bytes` to the log writer; a failure is kept and stops the log.
+  void Write(std::span<const uint8_t> bytes);
+  // Gathers `bytes` for the next Flush (flushing first when the staging buffer is full).
   void Stage(std::span<const uint8_t> bytes);
 
   std::string path_;
@@ -65,8 +69,8 @@ class LogSink {
   HeaderBuilder header_;
   WrapBuilder wrapped_;
   std::optional<event::LogWriter> writer_;
-  // Bytes not yet handed to the writer. Raw storage, not a vector: growing a vector zero-fills,
-  // which would double the writer's memory traffic.
+  // Short appends not yet handed to the writer. Raw storage, not a vector: growing a vector
+  // zero-fills it.
   std::unique_ptr<uint8_t[]> staging_;
   size_t staged_ = 0;
   std::vector<uint8_t> scratch_;  // events built by the header and wrap builders
