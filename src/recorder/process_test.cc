@@ -119,14 +119,10 @@ TEST(ProcessTest, ForkedChildGetsFreshBuffersAndItsOwnLog) {
   TempDir dir;
   RecorderOptions options;
   options.log_path = dir.File("log");
+  // Forks at once: Start returns only when the session's threads run (a thread allocates as it
+  // starts, and a fork then would leave gcc 12's ASan allocator locked in the child), and the
+  // writer's rounds do not allocate (writer_alloc_test.cc).
   ASSERT_TRUE(Recorder::Get().Start(options));
-  // The session's threads first finish starting: a new thread allocates and frees as it starts
-  // (pthread_getattr_np), and a fork at that moment leaves gcc 12's ASan allocator locked in the
-  // child for good (glibc's malloc is fork-safe; that allocator is not). The writer's later
-  // rounds do not allocate (writer_alloc_test.cc).
-  timespec settle{0, 100'000'000};
-  nanosleep(&settle, nullptr);
-  // Hooked just before the fork, so the parent's writer has most likely not drained it yet.
   TRCHKL1T(0x0C000000, 1);
   const pid_t child = fork();
   ASSERT_GE(child, 0);

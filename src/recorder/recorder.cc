@@ -44,6 +44,9 @@ constexpr uint64_t kBusyRoundShare = 4;
 // How long the final drain waits for hooks already past their channel test when tracing stops.
 constexpr auto kStopGrace = 200us;
 constexpr int kFatalFlushWaitMs = 2000;
+// Threads the writer's vectors have room for from the start (they grow beyond, rarely).
+constexpr size_t kReservedSlots = 64;
+constexpr size_t kReservedScratchBytes = 4096;
 
 pthread_key_t g_thread_key;
 
@@ -227,7 +230,14 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   session_ = std::move(session);
   g_active_session.store(&s);
   recording_.store(true, std::memory_order_release);
+  // Working memory for the writer's rounds, so that its first rounds do not allocate either.
+  s.writer_slots.reserve(kReservedSlots);
+  s.drain_scratch.cursors.reserve(kReservedSlots);
+  s.drain_scratch.bytes.reserve(kReservedScratchBytes);
   s.writer = std::thread([this, &s] { WriterMain(s); });
+  // Returns once the writer runs: a thread allocates while it starts, and a program that forks
+  // right after trcstart must not catch it there (gcc 12's ASan allocator is not fork-safe).
+  while (s.writer_tid.load() == 0) std::this_thread::yield();
   SetChannels(options.channels);
   return Ok();
 }
