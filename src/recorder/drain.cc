@@ -14,7 +14,6 @@ using Cursor = DrainCursor;
 
 // How far ahead of the walk the ring is prefetched (32 cache lines).
 constexpr uint64_t kPrefetchWords = 256;
-constexpr uint64_t kWordsPerLine = 8;
 // Events whose positions a lone thread's walk guesses at once.
 constexpr size_t kBatch = 8;
 
@@ -139,18 +138,15 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     const bool alone = second_ts == UINT64_MAX;
     bool first = true;
     while (position < end) {
-      // Another core wrote these lines: ask for the next ones before the walk needs them.
+      // Another core wrote these lines: ask for later ones before the walk needs them.
       __builtin_prefetch(data + ((position + kPrefetchWords) & mask));
       const uint64_t hookword = data[position & mask];
       const size_t words = buffer::EventWords(hookword);
       if (alone && position + kBatch * words <= end && available >= kBatch * words * 8) {
-        // Found one event at a time, each position depends on the load before it. A thread's
-        // events are mostly of one size, so the next kBatch positions are guessed, their words
-        // loaded together, and the guess kept as far as it holds.
-        // The batch's own lines are on their way already; ask for as many lines further on.
-        for (uint64_t ahead = 0; ahead < kBatch * words; ahead += kWordsPerLine) {
-          __builtin_prefetch(data + ((position + kPrefetchWords + ahead) & mask));
-        }
+        // Found one event at a time, each position depends on the load before it (of a line
+        // another core has just written). A thread's events are mostly of one size, so the next
+        // kBatch positions are guessed, their words loaded together, and the guess kept as far
+        // as it holds.
         uint64_t hookwords[kBatch];
         for (size_t i = 0; i < kBatch; ++i) hookwords[i] = data[(position + i * words) & mask];
         size_t same = 1;
@@ -158,10 +154,9 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
         for (size_t i = 0; i < same; ++i) {
           if (buffer::FlagsOf(hookwords[i]) & event::kFlagTimestamp) {
             last_ts = data[(position + i * words + words - 1) & mask];
-            max_ts = std::max(max_ts, last_ts);
           }
+          max_ts = std::max(max_ts, last_ts);
         }
-        max_ts = std::max(max_ts, last_ts);  // an untimestamped event orders by the one before
         position += same * words;
         run_events += same;
         available -= same * words * 8;
