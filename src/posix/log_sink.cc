@@ -41,6 +41,10 @@ int LogSink::Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& re
   }
   sink->file_bytes_ = header.size();
   sink->thread_ = std::thread([raw = sink.get()] { raw->Run(); });
+  // Returns once the flusher runs: a thread allocates while it starts, and a program that forks
+  // right after this must not catch it there (gcc 12's ASan allocator is not fork-safe: the child
+  // deadlocks in its first malloc or in the leak check at exit).
+  while (!sink->running_.load(std::memory_order_acquire)) std::this_thread::yield();
   out = std::move(sink);
   return 0;
 }
@@ -76,6 +80,7 @@ void LogSink::RequestFlush() {
 }
 
 void LogSink::Run() {
+  running_.store(true, std::memory_order_release);
   while (!stop_.load(std::memory_order_acquire)) {
     if (s_.flush_request.load(std::memory_order_acquire) == 0) {
       timespec deadline = RealtimeAfterMs(100);

@@ -2,6 +2,7 @@
 // the owner-only shared memory behind them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <trace.h>
@@ -18,10 +19,21 @@
 namespace rastrace::posix::testing {
 namespace {
 
+// The child's exit code (128 + signal when killed). A child still running after a minute is
+// killed and reported, so that a child hung in a fork hazard fails its test instead of hanging
+// the suite.
 int WaitChild(pid_t child) {
-  int status = 0;
-  if (waitpid(child, &status, 0) != child) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  for (int poll = 0; poll < 60 * 100; ++poll) {
+    int status = 0;
+    const pid_t waited = waitpid(child, &status, WNOHANG);
+    if (waited == child) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (waited < 0 && errno != EINTR) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ADD_FAILURE() << "child " << child << " still running after 60 s: killed";
+  return -2;
 }
 
 trace_id_t CreateStarted(int inheritance) {
