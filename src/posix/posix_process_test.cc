@@ -2,7 +2,6 @@
 // the owner-only shared memory behind them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <trace.h>
@@ -11,29 +10,25 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "common/wait_or_kill.h"
 #include "posix/test_util.h"
 
 namespace rastrace::posix::testing {
 namespace {
 
-// The child's exit code (128 + signal when killed). A child still running after a minute is
-// killed and reported, so that a child hung in a fork hazard fails its test instead of hanging
-// the suite.
+// The child's exit code (128 + signal when killed); a child still running after a minute is
+// killed and reported (-2).
 int WaitChild(pid_t child) {
-  for (int poll = 0; poll < 60 * 100; ++poll) {
-    int status = 0;
-    const pid_t waited = waitpid(child, &status, WNOHANG);
-    if (waited == child) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (waited < 0 && errno != EINTR) return -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const std::optional<int> status = WaitOrKill(child, std::chrono::minutes(1));
+  if (!status) {
+    ADD_FAILURE() << "child " << child << " still running after 60 s (or lost): killed";
+    return -2;
   }
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  ADD_FAILURE() << "child " << child << " still running after 60 s: killed";
-  return -2;
+  return WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status);
 }
 
 trace_id_t CreateStarted(int inheritance) {

@@ -4,16 +4,18 @@
 #include <rastrace/trchk.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/sanitizers.h"
+#include "common/wait_or_kill.h"
 #include "event/format.h"
 #include "event/temp_dir.h"
 #include "recorder/recorder.h"
@@ -31,22 +33,11 @@ std::string BinDir() {
   return bin ? bin : RASTRACE_BINARY_DIR "/bin";
 }
 
-// The child's wait status; a child still running after a minute is killed and reported (-2), so
-// that a child hung in a fork hazard fails its test instead of hanging the suite.
+// The child's wait status; a child still running after a minute is killed and reported (-2).
 [[maybe_unused]] int WaitFor(pid_t child) {  // unused under TSan, whose fork tests skip
-  constexpr int kPollsPerMinute = 60 * 100;
-  for (int poll = 0; poll < kPollsPerMinute; ++poll) {
-    int status = 0;
-    const pid_t waited = waitpid(child, &status, WNOHANG);
-    if (waited == child) return status;
-    if (waited < 0 && errno != EINTR) return -1;
-    timespec pause{0, 10'000'000};
-    nanosleep(&pause, nullptr);
-  }
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  ADD_FAILURE() << "child " << child << " still running after 60 s: killed";
-  return -2;
+  const std::optional<int> status = WaitOrKill(child, std::chrono::minutes(1));
+  if (!status) ADD_FAILURE() << "child " << child << " still running after 60 s (or lost): killed";
+  return status.value_or(-2);
 }
 
 // Runs a shell command line; returns its exit status (128 + signal when killed).

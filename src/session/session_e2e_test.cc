@@ -17,12 +17,14 @@
 #include <initializer_list>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/sanitizers.h"
+#include "common/wait_or_kill.h"
 #include "event/format.h"
 #include "event/reader.h"
 #include "session/kernel_events.h"
@@ -683,19 +685,12 @@ TEST_F(SessionE2E, WorkerForkedBeforeTheSessionJoinsIt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
   // Both end within 20 s of their start by themselves; a hung one is killed, and the test fails.
-  int status = 0;
-  bool ended = false;
-  for (int i = 0; i < 600 && !ended; ++i) {
-    ended = waitpid(hooker, &status, WNOHANG) == hooker;
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!ended) {
+  const std::optional<int> status = WaitOrKill(hooker, std::chrono::minutes(1));
+  if (!status) {
     kill(child_pid, SIGKILL);
-    kill(parent_pid, SIGKILL);
-    waitpid(hooker, &status, 0);
     FAIL() << "the forked hooker did not end within 60 s";
   }
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ASSERT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << *status;
   std::istringstream lines(Slurp(dir_ + "/forked.out"));
   std::string child_word;
   uint64_t child_on = 0, parent_on = 0;
