@@ -17,12 +17,12 @@ constexpr uint64_t kPrefetchWords = 256;
 // Events whose positions a lone thread's walk guesses at once.
 constexpr size_t kBatch = 8;
 
-// The timestamp that orders the event at the cursor: its own, or its thread's last one.
-uint64_t OrderingTimestamp(const Cursor& cursor, size_t words, uint64_t hookword) {
-  if (buffer::FlagsOf(hookword) & event::kFlagTimestamp) {
-    return cursor.slot->ring.WordAt(cursor.position + words - 1);
-  }
-  return cursor.slot->last_timestamp;
+// The timestamp that orders the event of `words` words at `position` of a ring (`data`, `mask`):
+// its own, or `last` (its thread's timestamp before it) when it has none.
+uint64_t OrderingTimestamp(const uint64_t* data, uint64_t mask, uint64_t position, size_t words,
+                           uint64_t hookword, uint64_t last) {
+  return (buffer::FlagsOf(hookword) & event::kFlagTimestamp) ? data[(position + words - 1) & mask]
+                                                             : last;
 }
 
 // Words of the event at the cursor, or 0 when its hookword cannot be right (the event would run
@@ -94,7 +94,11 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     for (size_t i = 0; i < cursors.size(); ++i) {
       uint64_t hookword = 0;
       const size_t words = WordsAt(cursors[i], &hookword);
-      const uint64_t ts = words ? OrderingTimestamp(cursors[i], words, hookword) : 0;
+      const buffer::RingBuffer& ring = cursors[i].slot->ring;
+      const uint64_t ts = words
+                              ? OrderingTimestamp(ring.data(), ring.mask(), cursors[i].position,
+                                                  words, hookword, cursors[i].slot->last_timestamp)
+                              : 0;
       if (ts < best_ts) {
         second_ts = best_ts;
         best_ts = ts;
@@ -152,9 +156,8 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
         size_t same = 1;
         while (same < kBatch && buffer::EventWords(hookwords[same]) == words) ++same;
         for (size_t i = 0; i < same; ++i) {
-          if (buffer::FlagsOf(hookwords[i]) & event::kFlagTimestamp) {
-            last_ts = data[(position + i * words + words - 1) & mask];
-          }
+          last_ts =
+              OrderingTimestamp(data, mask, position + i * words, words, hookwords[i], last_ts);
           max_ts = std::max(max_ts, last_ts);
         }
         position += same * words;
@@ -172,9 +175,7 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
         position = end;
         break;
       }
-      const uint64_t ts = (buffer::FlagsOf(hookword) & event::kFlagTimestamp)
-                              ? data[(position + words - 1) & mask]
-                              : last_ts;
+      const uint64_t ts = OrderingTimestamp(data, mask, position, words, hookword, last_ts);
       if (ts > second_ts && !first) break;
       first = false;
       const uint64_t bytes = words * 8;
