@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/started_thread.h"
+
 namespace rastrace::event {
 namespace {
 
@@ -83,11 +85,10 @@ DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, DirectFil
   queued_.resize(options_.chunks);
   free_.reserve(options_.chunks);
   for (size_t i = 1; i < options_.chunks; ++i) free_.push_back(base + i * options_.chunk_bytes);
-  for (size_t i = 0; i < options_.in_flight; ++i) io_.emplace_back([this] { IoThread(); });
-  // Returns once the I/O threads run: a thread allocates while it starts, and a fork at that
-  // moment would leave a non-fork-safe allocator (gcc 12's ASan) locked in the child.
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return running_ == options_.in_flight; });
+  // Returns once the I/O threads run, so that a program may fork right after opening the log.
+  for (size_t i = 0; i < options_.in_flight; ++i) {
+    io_.push_back(StartThreadAndWait([this] { IoThread(); }));
+  }
 }
 
 DirectFile::~DirectFile() {
@@ -98,8 +99,6 @@ void DirectFile::IoThread() {
   // Named so that `top -H` and the benchmarks can tell the log's I/O from the program's threads.
   pthread_setname_np(pthread_self(), "rastrace-io");
   std::unique_lock lock(mutex_);
-  ++running_;
-  changed_.notify_all();
   for (;;) {
     changed_.wait(lock, [&] { return queued_count_ != 0 || stopping_; });
     if (queued_count_ == 0) return;

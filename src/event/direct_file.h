@@ -103,7 +103,6 @@ class DirectFile {
   size_t queued_first_ = 0;
   size_t queued_count_ = 0;
   std::vector<uint8_t*> free_;        // chunks neither filled nor queued
-  size_t running_ = 0;                // I/O threads started
   size_t writing_ = 0;                // chunks held by I/O threads
   uint64_t next_turn_ = 0;            // of the next chunk an I/O thread takes, in file order
   std::atomic<uint64_t> started_{0};  // chunks [0, started_) have entered write(2)

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstring>
 
+#include "common/started_thread.h"
 #include "event/encode.h"
 #include "posix/futex.h"
 #include "posix/log_format.h"
@@ -40,11 +41,8 @@ int LogSink::Start(int fd, StreamShared& s, StreamReader& reader, std::mutex& re
     return error == EBADF || error == EFBIG ? error : ENOSPC;
   }
   sink->file_bytes_ = header.size();
-  sink->thread_ = std::thread([raw = sink.get()] { raw->Run(); });
-  // Returns once the flusher runs: a thread allocates while it starts, and a program that forks
-  // right after this must not catch it there (gcc 12's ASan allocator is not fork-safe: the child
-  // deadlocks in its first malloc or in the leak check at exit).
-  while (!sink->running_.load(std::memory_order_acquire)) std::this_thread::yield();
+  // Returns once the flusher runs, so that a program may fork right after creating the stream.
+  sink->thread_ = StartThreadAndWait([raw = sink.get()] { raw->Run(); });
   out = std::move(sink);
   return 0;
 }
@@ -80,7 +78,6 @@ void LogSink::RequestFlush() {
 }
 
 void LogSink::Run() {
-  running_.store(true, std::memory_order_release);
   while (!stop_.load(std::memory_order_acquire)) {
     if (s_.flush_request.load(std::memory_order_acquire) == 0) {
       timespec deadline = RealtimeAfterMs(100);

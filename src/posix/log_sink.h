@@ -54,7 +54,6 @@ class LogSink {
   std::mutex& control_;
   ByteOrder order_ = NativeByteOrder();
   std::thread thread_;
-  std::atomic<bool> running_{false};  // the flusher has started
   std::atomic<bool> stop_{false};
   bool finished_ = false;
 

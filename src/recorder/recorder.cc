@@ -11,6 +11,7 @@
 #include <new>
 #include <optional>
 
+#include "common/started_thread.h"
 #include "recorder/clock.h"
 #include "recorder/drain.h"
 #include "recorder/fatal_signals.h"
@@ -234,10 +235,8 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   s.writer_slots.reserve(kReservedSlots);
   s.drain_scratch.cursors.reserve(kReservedSlots);
   s.drain_scratch.bytes.reserve(kReservedScratchBytes);
-  s.writer = std::thread([this, &s] { WriterMain(s); });
-  // Returns once the writer runs: a thread allocates while it starts, and a program that forks
-  // right after trcstart must not catch it there (gcc 12's ASan allocator is not fork-safe).
-  while (s.writer_tid.load() == 0) std::this_thread::yield();
+  // Returns once the writer runs, so that a program may fork right after trcstart.
+  s.writer = StartThreadAndWait([this, &s] { WriterMain(s); });
   SetChannels(options.channels);
   return Ok();
 }
