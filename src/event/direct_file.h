@@ -67,11 +67,16 @@ class DirectFile {
     uint64_t offset;  // where it goes in the file
   };
   struct MappedChunks {
-    void* base = nullptr;
+    void* base = nullptr;  // the chunks, aligned to a huge page inside the mapping
     size_t length = 0;
+    void* mapping = nullptr;
+    size_t mapped = 0;
     MappedChunks() = default;
     MappedChunks(MappedChunks&& other) noexcept
-        : base(std::exchange(other.base, nullptr)), length(other.length) {}
+        : base(std::exchange(other.base, nullptr)),
+          length(other.length),
+          mapping(std::exchange(other.mapping, nullptr)),
+          mapped(other.mapped) {}
     MappedChunks& operator=(MappedChunks&&) = delete;
     ~MappedChunks();
   };
