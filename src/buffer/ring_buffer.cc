@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace rastrace::buffer {
 
@@ -19,7 +20,8 @@ RingBuffer::RingBuffer(const RingPlacement& placement, Mode mode, uint64_t threa
 }
 
 void RingBuffer::Reset(const RingPlacement& placement, Mode mode) {
-  storage_.reset();
+  storage_ = AnonymousMemory();
+  offered_ = AnonymousMemory();
   producer_.data = placement.words;
   producer_.capacity_words = placement.capacity_words;
   producer_.mask = placement.capacity_words - 1;
@@ -30,14 +32,16 @@ void RingBuffer::Reset(const RingPlacement& placement, Mode mode) {
 
 void RingBuffer::Reset(size_t capacity_bytes, Mode mode) {
   const size_t bytes = std::bit_ceil(std::clamp(capacity_bytes, kMinBytes, kMaxBytes));
-  const size_t words = bytes / 8;
-  if (!storage_ || words != producer_.capacity_words) {
-    // Value-initialised on purpose: touching every page now keeps page faults off the hot path.
-    storage_ = std::make_unique<uint64_t[]>(words);
+  offered_ = AnonymousMemory();
+  if (storage_.bytes() != bytes) {
+    storage_ = AnonymousMemory();  // the old region goes before the new one is mapped
+    // Touched now, so that page faults stay off the hot path.
+    storage_ = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kNow);
   }
-  producer_.data = storage_.get();
+  const size_t words = storage_.bytes() / 8;
+  producer_.data = storage_.words();
   producer_.capacity_words = words;
-  producer_.mask = words - 1;
+  producer_.mask = words ? words - 1 : 0;
   producer_.control = &own_control_;
   hold_ = false;
   Empty(mode);
@@ -48,6 +52,13 @@ void RingBuffer::Empty(Mode mode) {
   producer_.head = 0;
   producer_.cached_tail = 0;
   producer_.cpu = kNoCpu;
+  reader_.words = producer_.data;
+  reader_.mask = producer_.mask;
+  reader_.growths = 0;
+  growth_.state.store(kGrowthNone, std::memory_order_relaxed);
+  growth_.words = nullptr;
+  growth_.capacity_words = 0;
+  growth_.start = 0;
   RingControl& control = *producer_.control;
   control.shared.head.store(0, std::memory_order_relaxed);
   control.shared.lost.store(0, std::memory_order_relaxed);
@@ -68,9 +79,11 @@ bool RingBuffer::MakeRoom(size_t words) {
   }
   switch (producer_.mode) {
     case Mode::kAlternate:
+      if (TakeGrowth(words)) return true;
       CountLost();
       return false;
     case Mode::kBlocking: {
+      if (TakeGrowth(words)) return true;
       // Wait for the writer; give up only when it has made no progress for a long time (it
       // stopped, or the process is stopping), so the wait is bounded and the loss still counted.
       auto last_progress = std::chrono::steady_clock::now();
@@ -97,7 +110,7 @@ bool RingBuffer::MakeRoom(size_t words) {
       uint64_t tail = producer_.cached_tail;
       uint64_t overwritten = 0;
       while (head + words - tail > capacity) {
-        const uint64_t hookword = WordAt(tail);
+        const uint64_t hookword = producer_.data[tail & producer_.mask];
         tail += EventWords(hookword);
         if (hookword != kCpuMarkerHookword) ++overwritten;
       }
@@ -114,6 +127,48 @@ bool RingBuffer::MakeRoom(size_t words) {
     }
   }
   return false;
+}
+
+bool RingBuffer::TakeGrowth(size_t words) {
+  if (growth_.state.load(std::memory_order_acquire) != kGrowthOffered) return false;
+  growth_.start = producer_.head;
+  producer_.data = growth_.words;
+  producer_.capacity_words = growth_.capacity_words;
+  producer_.mask = growth_.capacity_words - 1;
+  // The consumer learns of the move before it can see any event past it: this store comes
+  // before the release store of the head that publishes one.
+  growth_.state.store(kGrowthTaken, std::memory_order_release);
+  // Unread words before the move count against the new capacity: they are at most the old
+  // capacity, so any event that fit the old region fits now.
+  return producer_.head + words - producer_.cached_tail <= producer_.capacity_words;
+}
+
+bool RingBuffer::OfferGrowth(size_t max_bytes) {
+  // A placed ring (storage_ empty) stays where its owner put it.
+  if (!storage_ || (producer_.mode != Mode::kAlternate && producer_.mode != Mode::kBlocking)) {
+    return false;
+  }
+  if (growth_.state.load(std::memory_order_acquire) != kGrowthNone) return false;
+  const size_t bytes = read_capacity_bytes() * 2;
+  if (bytes > max_bytes || bytes > kMaxBytes) return false;
+  offered_ = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
+  if (!offered_) return false;
+  growth_.words = offered_.words();
+  growth_.capacity_words = bytes / 8;
+  growth_.state.store(kGrowthOffered, std::memory_order_release);
+  return true;
+}
+
+uint64_t RingBuffer::FollowGrowth(uint64_t end) {
+  const uint64_t start = growth_.start;
+  if (producer_.control->consumer.read.load(std::memory_order_relaxed) < start) return start;
+  // Everything before the move is read: the old region is the consumer's to free.
+  reader_.words = growth_.words;
+  reader_.mask = growth_.capacity_words - 1;
+  ++reader_.growths;
+  storage_ = std::move(offered_);
+  growth_.state.store(kGrowthNone, std::memory_order_release);
+  return end;
 }
 
 bool RingBuffer::ReserveIfRoom(size_t words, uint64_t* position) {
@@ -143,10 +198,10 @@ void RingBuffer::PutBytes(uint64_t position, const void* bytes, size_t length) {
 
 void RingBuffer::CopyOut(uint64_t position, size_t words, void* out) const {
   auto* target = static_cast<uint8_t*>(out);
-  const size_t index = position & producer_.mask;
-  const size_t first = std::min<size_t>(words, producer_.capacity_words - index);
-  std::memcpy(target, producer_.data + index, first * 8);
-  if (words > first) std::memcpy(target + first * 8, producer_.data, (words - first) * 8);
+  const size_t index = position & reader_.mask;
+  const size_t first = std::min<size_t>(words, reader_.mask + 1 - index);
+  std::memcpy(target, reader_.words + index, first * 8);
+  if (words > first) std::memcpy(target + first * 8, reader_.words, (words - first) * 8);
 }
 
 }  // namespace rastrace::buffer

@@ -17,6 +17,14 @@
 //               so a stopped writer can never hang the program.
 // Every event that is dropped or overwritten is counted in lost(): nothing is lost silently.
 //
+// Growth (alternate and blocking modes, own storage only): the consumer may offer a region twice
+// the size of the ring (OfferGrowth). A producer that finds the ring full moves to it, between two
+// events, instead of dropping or waiting: positions keep counting, so the events before the move
+// stay where they are and the consumer reads them first, then follows the producer and frees the
+// old region. The offered region takes memory only as the producer writes to it. A writer held
+// off its CPU for a few milliseconds thus costs memory instead of events, up to the limit the
+// consumer sets.
+//
 // Placement: the words and the published positions (RingControl) live in the ring object's own
 // memory, or in a file-backed shared mapping (buffer/shm_ring.h) so that what a crashed process
 // committed can be recovered from the file. A placed ring may hold released space until the
@@ -28,8 +36,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
+#include "buffer/anonymous_memory.h"
 #include "buffer/event_words.h"
 
 namespace rastrace::buffer {
@@ -68,6 +76,13 @@ struct RingPlacement {
   bool hold_until_handed_back = false;
 };
 
+// The consumer's view of the words it reads: word p of the ring is words[p & mask].
+struct RingRegion {
+  const uint64_t* words = nullptr;
+  uint64_t mask = 0;
+  size_t capacity_words() const { return words ? mask + 1 : 0; }
+};
+
 class RingBuffer {
  public:
   static constexpr size_t kMinBytes = 4096;
@@ -76,7 +91,8 @@ class RingBuffer {
   static constexpr std::chrono::milliseconds kBlockingPatience{500};
 
   // `capacity_bytes` is clamped to [kMinBytes, kMaxBytes] and rounded up to a power of two. The
-  // memory is allocated and touched here, so the first events do not take page faults.
+  // memory is allocated and touched here, so the first events do not take page faults. Should the
+  // kernel refuse the memory, the ring has no room and every event is counted lost.
   RingBuffer(size_t capacity_bytes, Mode mode, uint64_t thread_id);
   // A ring in caller-supplied storage (a shared mapping), emptied.
   RingBuffer(const RingPlacement& placement, Mode mode, uint64_t thread_id);
@@ -104,8 +120,8 @@ class RingBuffer {
   // Reserve for an event that may wait (a CPU marker): where Reserve would drop, stop or block,
   // this returns false and counts nothing; in circular mode it overwrites as Reserve does.
   bool ReserveIfRoom(size_t words, uint64_t* position);
-  // Where the next event starts, and the storage: for hot paths that store words themselves
-  // (word i of the event at data()[(position + i) & mask()]) and then Publish.
+  // Where the next event starts, and the producer's storage: for hot paths that store words
+  // themselves (word i of the event at data()[(position + i) & mask()]) and then Publish.
   uint64_t position() const { return producer_.head; }
   uint64_t* data() const { return producer_.data; }
   uint64_t mask() const { return producer_.mask; }
@@ -125,10 +141,25 @@ class RingBuffer {
 
   // ---- Consumer side.
 
-  uint64_t head() const { return producer_.control->shared.head.load(std::memory_order_acquire); }
+  // Every word before it is a committed event the consumer may read. After the producer moved to
+  // a grown region, this stops at the move until the consumer has released everything before it;
+  // the next call then follows the producer (and frees the old region).
+  uint64_t head() {
+    const uint64_t end = producer_.control->shared.head.load(std::memory_order_acquire);
+    if (growth_.state.load(std::memory_order_acquire) == kGrowthTaken) [[unlikely]] {
+      return FollowGrowth(end);
+    }
+    return end;
+  }
+  // The producer's published head, past a move into a grown region that head() stops at.
+  uint64_t published_head() const {
+    return producer_.control->shared.head.load(std::memory_order_acquire);
+  }
   // Where the consumer reads next.
   uint64_t tail() const { return producer_.control->consumer.read.load(std::memory_order_acquire); }
-  uint64_t WordAt(uint64_t position) const { return producer_.data[position & producer_.mask]; }
+  // The words the consumer reads, for positions from tail() to head().
+  RingRegion read_region() const { return {reader_.words, reader_.mask}; }
+  uint64_t WordAt(uint64_t position) const { return reader_.words[position & reader_.mask]; }
   // Copies `words` words from `position` to `out` (8 * words bytes), across the wrap.
   void CopyOut(uint64_t position, size_t words, void* out) const;
   // The consumer is done with the words before `position`: they go back to the producer, or, in
@@ -144,11 +175,21 @@ class RingBuffer {
   }
   bool holds_released_space() const { return hold_; }
 
+  // Offers the producer a region twice the size of the one it writes, unless one is already
+  // offered or not yet followed, the doubled size would pass `max_bytes`, the mode does not grow
+  // (circular, single) or the ring lives in caller-supplied storage. True when it offered one.
+  bool OfferGrowth(size_t max_bytes);
+  // How many times the producer moved to a larger region and the consumer followed.
+  uint32_t growths() const { return reader_.growths; }
+  // The size of the region the consumer reads.
+  size_t read_capacity_bytes() const { return read_region().capacity_words() * 8; }
+
   // ---- Either side.
 
   uint64_t lost() const { return producer_.control->shared.lost.load(std::memory_order_relaxed); }
   // Single mode: an event did not fit, so tracing should end.
   bool full() const { return producer_.control->shared.full.load(std::memory_order_relaxed); }
+  // The producer's capacity: on the producer's side, or while neither side is using the ring.
   size_t capacity_bytes() const { return producer_.capacity_words * 8; }
   Mode mode() const { return producer_.mode; }
   uint64_t thread_id() const { return producer_.thread_id; }
@@ -177,12 +218,37 @@ class RingBuffer {
     uint32_t cpu = kNoCpu;  // fits in the same line: the hot path reads it with the others
   };
   static_assert(sizeof(Producer) == kCacheLine);
+  // The consumer's own view, so that it never reads the producer's line.
+  struct alignas(kCacheLine) Reader {
+    const uint64_t* words = nullptr;
+    uint64_t mask = 0;
+    uint32_t growths = 0;
+  };
+  // The hand-over of a grown region: the consumer fills `words` and `capacity_words`, then
+  // offers; the producer records where it moved (`start`), then says it took the region.
+  static constexpr uint8_t kGrowthNone = 0;
+  static constexpr uint8_t kGrowthOffered = 1;
+  static constexpr uint8_t kGrowthTaken = 2;
+  struct alignas(kCacheLine) Growth {
+    std::atomic<uint8_t> state{kGrowthNone};
+    uint64_t* words = nullptr;
+    uint64_t capacity_words = 0;
+    uint64_t start = 0;  // the first position in the grown region
+  };
+
   void Empty(Mode mode);
+  // Producer: moves to the offered region, if any, and says whether `words` now fit.
+  bool TakeGrowth(size_t words);
+  // Consumer: the producer moved at growth_.start; `end` is its published head.
+  uint64_t FollowGrowth(uint64_t end);
 
   Producer producer_;
+  Reader reader_;
+  Growth growth_;
   RingControl own_control_;
   bool hold_ = false;
-  std::unique_ptr<uint64_t[]> storage_;
+  AnonymousMemory storage_;  // the region the consumer reads, unless placed
+  AnonymousMemory offered_;  // the grown region, once offered
 };
 
 }  // namespace rastrace::buffer

@@ -77,7 +77,7 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
   for (ThreadSlot* slot : slots) {
     const uint64_t end = slot->ring.head();
     const uint64_t tail = slot->ring.tail();
-    if (tail < end) cursors.push_back({slot, tail, end});
+    if (tail < end) cursors.push_back({slot, tail, end, slot->ring.published_head()});
   }
   std::vector<uint8_t>& scratch = working.bytes;
   uint64_t rotations = sink.rotations();
@@ -94,9 +94,9 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     for (size_t i = 0; i < cursors.size(); ++i) {
       uint64_t hookword = 0;
       const size_t words = WordsAt(cursors[i], &hookword);
-      const buffer::RingBuffer& ring = cursors[i].slot->ring;
+      const buffer::RingRegion region = cursors[i].slot->ring.read_region();
       const uint64_t ts = words
-                              ? OrderingTimestamp(ring.data(), ring.mask(), cursors[i].position,
+                              ? OrderingTimestamp(region.words, region.mask, cursors[i].position,
                                                   words, hookword, cursors[i].slot->last_timestamp)
                               : 0;
       if (ts < best_ts) {
@@ -132,8 +132,9 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     // The walk keeps its state in locals (stores through `cursor` and `slot` would be repeated
     // for every event, as the compiler cannot tell them apart from the ring's words) and
     // writes it back when the run ends.
-    const uint64_t* const data = slot.ring.data();
-    const uint64_t mask = slot.ring.mask();
+    const buffer::RingRegion region = slot.ring.read_region();
+    const uint64_t* const data = region.words;
+    const uint64_t mask = region.mask;
     const uint64_t end = cursor.end;
     uint64_t position = cursor.position;
     uint64_t last_ts = slot.last_timestamp;
@@ -214,7 +215,18 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     flush_run();
     for (size_t i = 0; i < cursors.size();) {
       if (cursors[i].position >= cursors[i].end) {
-        cursors[i].slot->ring.Release(cursors[i].end);
+        buffer::RingBuffer& ring = cursors[i].slot->ring;
+        ring.Release(cursors[i].end);
+        if (cursors[i].end < cursors[i].published) {
+          // The producer moved to a grown region: follow it in this round, so that its events
+          // still merge in time with the other threads'.
+          const uint64_t next = std::min(ring.head(), cursors[i].published);
+          if (next > cursors[i].end) {
+            cursors[i].end = next;
+            ++i;
+            continue;
+          }
+        }
         cursors[i] = cursors.back();
         cursors.pop_back();
       } else {

@@ -27,6 +27,9 @@ struct DrainCursor {
   ThreadSlot* slot;
   uint64_t position;
   uint64_t end;
+  // What the producer had published when the round began: past `end` when the ring grew, and
+  // the round reads on into the new region once `end` is reached.
+  uint64_t published;
 };
 
 // Working memory a writer keeps from one drain round to the next, so that its steady state does

@@ -14,6 +14,7 @@
 #include <rastrace/trchk.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -115,7 +116,8 @@ void BM_RecordToLog(benchmark::State& state) {
   // the disk's (the file named there is left in place).
   const char* log_override = std::getenv("RASTRACE_BENCH_LOG");
   const std::string path = log_override ? log_override : LogPath("rastrace-record-benchmark.log");
-  RecorderOptions options;  // defaults: alternate mode, 4 MiB per thread, no log limit
+  // Defaults: alternate mode, 4 MiB per thread growing up to 64 MiB, no log limit.
+  RecorderOptions options;
   options.log_path = path;
   options.direct_io = state.range(1) != 0;
   const int64_t event_bytes = state.range(2);
@@ -128,7 +130,16 @@ void BM_RecordToLog(benchmark::State& state) {
     }
     options.buffer_bytes = *bytes;
   }
-  uint64_t written = 0, lost = 0, writer_ns = 0, io_ns = 0;
+  // RASTRACE_BENCH_BUFFER_MAX=4M: how far rings may grow (the ring size itself: fixed rings).
+  if (const char* size = std::getenv("RASTRACE_BENCH_BUFFER_MAX")) {
+    auto bytes = ParseSize(size, "RASTRACE_BENCH_BUFFER_MAX");
+    if (!bytes) {
+      state.SkipWithError(bytes.error().message.c_str());
+      return;
+    }
+    options.buffer_max_bytes = *bytes;
+  }
+  uint64_t written = 0, lost = 0, writer_ns = 0, io_ns = 0, growths = 0, largest = 0;
   double seconds = 0;
   for (auto _ : state) {
     if (auto started = Recorder::Get().Start(options); !started) {
@@ -164,6 +175,8 @@ void BM_RecordToLog(benchmark::State& state) {
     seconds += elapsed;
     written += totals->events_written;
     lost += totals->events_lost;
+    growths += totals->ring_growths;
+    largest = std::max(largest, totals->largest_ring_bytes);
   }
   if (log_override == nullptr) std::remove(path.c_str());
   state.counters["written_per_s"] = static_cast<double>(written) / seconds;
@@ -174,6 +187,8 @@ void BM_RecordToLog(benchmark::State& state) {
   state.counters["writer_cpu_ms_per_GB"] = static_cast<double>(writer_ns) / 1e6 / gigabytes;
   state.counters["io_cpu_ms_per_GB"] = static_cast<double>(io_ns) / 1e6 / gigabytes;
   state.counters["lost"] = static_cast<double>(lost) / static_cast<double>(state.iterations());
+  state.counters["ring_growths"] = static_cast<double>(growths);
+  state.counters["ring_MiB"] = static_cast<double>(largest) / (1 << 20);
   state.counters["lost_pct"] =
       100.0 * static_cast<double>(lost) / static_cast<double>(kEvents * state.iterations());
 }

@@ -122,6 +122,49 @@ TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
   }
 }
 
+// A thread's ring grew twice while another thread recorded: the drain reads the old region up
+// to the move, follows into the new one on its next round, and merges both threads as before.
+TEST(DrainTest, EventsOnBothSidesOfARingsGrowthAreMergedInOrder) {
+  TempDir dir;
+  auto a = MakeSlot(100, "alpha", 4096);  // 128 events of 4 words
+  auto b = MakeSlot(200, "beta", 4096);
+  LogSink sink = OpenSink(dir.File("log"));
+  ThreadSlot* slots[] = {a.get(), b.get()};
+  uint64_t a_seq = 0;
+  uint64_t ts = 1;
+  uint64_t a_written = 0;
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(a->ring.OfferGrowth(16384));
+    // More than the ring held before the offer, b's events interleaved in time.
+    for (int i = 0; i < 200 << round; ++i) {
+      ASSERT_TRUE(Put(*a, 0x01100000, a_seq++, ts++));
+      ++a_written;
+      if (i % 50 == 0) {
+        ASSERT_TRUE(Put(*b, 0x01200000, static_cast<uint64_t>(i), ts++));
+      }
+    }
+    while (DrainOnce(slots, sink, 0).events != 0) {
+    }
+  }
+  EXPECT_EQ(a->ring.growths(), 2u);
+  EXPECT_EQ(a->ring.read_capacity_bytes(), 16384u);
+  EXPECT_EQ(a->ring.lost(), 0u);
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  const auto from_a = Only(*events, 0x0110);
+  ASSERT_EQ(from_a.size(), a_written);
+  for (uint64_t i = 0; i < from_a.size(); ++i) ASSERT_EQ(from_a[i].words[0], i);
+  uint64_t previous = 0;
+  for (const auto& e : *events) {
+    if (e.hook_id != 0x0110 && e.hook_id != 0x0120) continue;
+    EXPECT_GT(e.timestamp, previous);
+    previous = e.timestamp;
+  }
+  EXPECT_EQ(Only(*events, 0x0120).size(), 4u + 8u);
+  EXPECT_EQ(LostIn(*events), 0u);
+}
+
 // A lone thread's walk guesses the positions of several events at once; events of other sizes
 // (an untimestamped hook, a five-word one) in between must still be found where they are, and an
 // untimestamped event merges at the timestamp of the event before it.

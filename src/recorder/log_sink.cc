@@ -120,10 +120,11 @@ void LogSink::AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, 
   }
   if (!Flush()) return;
   // The ring wraps at most once.
+  const buffer::RingRegion region = ring.read_region();
   while (words != 0 && !stopped_) {
-    const uint64_t index = position & ring.mask();
-    const size_t n = std::min<size_t>(words, ring.capacity_bytes() / 8 - index);
-    Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(ring.data() + index), n * 8));
+    const uint64_t index = position & region.mask;
+    const size_t n = std::min<size_t>(words, region.capacity_words() - index);
+    Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(region.words + index), n * 8));
     position += n;
     words -= n;
   }

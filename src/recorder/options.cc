@@ -156,6 +156,8 @@ Result<uint32_t> ParseChannels(std::string_view text, std::string_view what) {
 
 Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, RecorderOptions base) {
   RecorderOptions options = std::move(base);
+  bool buffer_size_given = false;
+  bool buffer_max_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     auto value = [&](std::string_view name) -> Result<std::string> {
@@ -174,8 +176,8 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
       options.log_full = LogFull::kStop;
     } else if (arg == "-c") {
       options.keep_old = true;
-    } else if (arg == "-o" || arg == "-T" || arg == "-L" || arg == "-j" || arg == "-k" ||
-               arg == "--channels" || arg == "--clock" || arg == "--shm-path") {
+    } else if (arg == "-o" || arg == "-T" || arg == "--buffer-max" || arg == "-L" || arg == "-j" ||
+               arg == "-k" || arg == "--channels" || arg == "--clock" || arg == "--shm-path") {
       auto text = value(arg);
       if (!text) return text.error();
       if (arg == "-o") {
@@ -187,10 +189,18 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
         options.shm_path = *text;
         continue;
       }
-      if (arg == "-T" || arg == "-L") {
+      if (arg == "-T" || arg == "--buffer-max" || arg == "-L") {
         auto size = ParseSize(*text, arg);
         if (!size) return size.error();
-        (arg == "-T" ? options.buffer_bytes : options.log_bytes) = *size;
+        if (arg == "-T") {
+          options.buffer_bytes = *size;
+          buffer_size_given = true;
+        } else if (arg == "--buffer-max") {
+          options.buffer_max_bytes = *size;
+          buffer_max_given = true;
+        } else {
+          options.log_bytes = *size;
+        }
       } else if (arg == "-j" || arg == "-k") {
         auto hooks = ParseHookList(*text, arg);
         if (!hooks) return hooks.error();
@@ -206,12 +216,13 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
       }
     } else {
       return MakeError(
-          "unknown trace option '{}' (expected -o LOG, -l, -f, --blocking, -T SIZE, -L SIZE, -s, "
-          "-c, -j IDS, "
-          "-k IDS, --channels LIST, --clock CLOCK, --shm-path DIR, --buffered-io)",
+          "unknown trace option '{}' (expected -o LOG, -l, -f, --blocking, -T SIZE, "
+          "--buffer-max SIZE, -L SIZE, -s, -c, -j IDS, -k IDS, --channels LIST, --clock CLOCK, "
+          "--shm-path DIR, --buffered-io)",
           arg);
     }
   }
+  if (buffer_size_given && !buffer_max_given) options.buffer_max_bytes = options.buffer_bytes;
   if (options.log_path.empty()) return MakeError("trace option -o: empty log path");
   return options;
 }
@@ -244,6 +255,12 @@ Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv) {
     auto size = ParseSize(v, "RASTRACE_BUFSIZE");
     if (!size) return size.error();
     options.buffer_bytes = *size;
+    options.buffer_max_bytes = *size;  // an explicit size stays fixed unless RASTRACE_BUFMAX says
+  }
+  if (auto v = text("RASTRACE_BUFMAX"); !v.empty()) {
+    auto size = ParseSize(v, "RASTRACE_BUFMAX");
+    if (!size) return size.error();
+    options.buffer_max_bytes = *size;
   }
   if (auto v = text("RASTRACE_LOGSIZE"); !v.empty()) {
     auto size = ParseSize(v, "RASTRACE_LOGSIZE");
@@ -295,6 +312,7 @@ std::vector<std::pair<std::string, std::string>> OptionsToEnvironment(
       {kEnvLog, options.log_path},
       {"RASTRACE_MODE", ModeName(options.mode)},
       {"RASTRACE_BUFSIZE", std::to_string(options.buffer_bytes)},
+      {"RASTRACE_BUFMAX", std::to_string(options.buffer_max_bytes)},
       {"RASTRACE_LOGSIZE", std::to_string(options.log_bytes)},
       {"RASTRACE_LOGFULL", options.log_full == LogFull::kStop ? "stop" : "rotate"},
       {"RASTRACE_KEEP_OLD", options.keep_old ? "1" : "0"},

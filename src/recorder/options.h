@@ -19,18 +19,24 @@ enum class LogFull : uint8_t { kRotate, kStop };
 enum class ClockChoice : uint8_t { kAuto, kTsc, kMonotonic };
 
 inline constexpr uint64_t kDefaultBufferBytes = uint64_t{4} << 20;
+// How far a ring of the default size may grow when the writer falls behind (docs/recorder.md).
+inline constexpr uint64_t kDefaultBufferMaxBytes = uint64_t{64} << 20;
 
 struct RecorderOptions {
   std::string log_path = "trcfile";              // -o
   buffer::Mode mode = buffer::Mode::kAlternate;  // -l circular, -f single, --blocking
   uint64_t buffer_bytes = kDefaultBufferBytes;   // -T, per thread
-  uint64_t log_bytes = 0;                        // -L, 0 = no limit
-  LogFull log_full = LogFull::kRotate;           // -s: kStop
-  bool keep_old = false;                         // -c: an existing log becomes LOG.old
-  uint32_t channels = 0x1;                       // --channels, bit n = channel n
-  std::vector<uint16_t> include_hooks;           // -j: only these 16-bit hook ids
-  std::vector<uint16_t> exclude_hooks;           // -k: all but these
-  ClockChoice clock = ClockChoice::kAuto;        // --clock
+  // --buffer-max: a thread's ring starts at buffer_bytes and may double up to this size while
+  // the writer falls behind (alternate and blocking modes, not with --shm-path). -T without
+  // --buffer-max sets it to the -T size: a size given explicitly stays fixed, as on AIX.
+  uint64_t buffer_max_bytes = kDefaultBufferMaxBytes;
+  uint64_t log_bytes = 0;                  // -L, 0 = no limit
+  LogFull log_full = LogFull::kRotate;     // -s: kStop
+  bool keep_old = false;                   // -c: an existing log becomes LOG.old
+  uint32_t channels = 0x1;                 // --channels, bit n = channel n
+  std::vector<uint16_t> include_hooks;     // -j: only these 16-bit hook ids
+  std::vector<uint16_t> exclude_hooks;     // -k: all but these
+  ClockChoice clock = ClockChoice::kAuto;  // --clock
   // --shm-path DIR: rings in files under DIR, recoverable after a crash (docs/reliability.md).
   std::string shm_path;
   // --buffered-io clears it: the log is written through the page cache instead of with O_DIRECT
@@ -47,15 +53,17 @@ Result<std::vector<uint16_t>> ParseHookList(std::string_view text, std::string_v
 // "0,3,5", "0-7" or "all".
 Result<uint32_t> ParseChannels(std::string_view text, std::string_view what);
 
-// Trace options as `rastrace record` and trcstart take them: -o LOG -l -f -T SIZE -L SIZE -s -c
-// -j IDS -k IDS --channels LIST --clock auto|tsc|monotonic, applied on top of `base`.
+// Trace options as `rastrace record` and trcstart take them: -o LOG -l -f -T SIZE --buffer-max SIZE
+// -L SIZE -s -c -j IDS -k IDS --channels LIST --clock auto|tsc|monotonic, applied on top of
+// `base`.
 Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args,
                                        RecorderOptions base = {});
 // Splits a trcstart string on white space and parses it.
 Result<RecorderOptions> ParseTraceString(std::string_view args, RecorderOptions base = {});
 
 using GetEnv = std::function<const char*(const char*)>;
-// Options from RASTRACE_LOG, RASTRACE_MODE, RASTRACE_BUFSIZE, RASTRACE_LOGSIZE, RASTRACE_LOGFULL,
+// Options from RASTRACE_LOG, RASTRACE_MODE, RASTRACE_BUFSIZE, RASTRACE_BUFMAX, RASTRACE_LOGSIZE,
+// RASTRACE_LOGFULL,
 // RASTRACE_KEEP_OLD, RASTRACE_CHANNELS, RASTRACE_EVENTS, RASTRACE_EXCLUDE, RASTRACE_CLOCK,
 // RASTRACE_SHM_PATH, RASTRACE_DIRECT_IO.
 Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv);

@@ -14,9 +14,10 @@ using rastrace::recorder::RecorderOptions;
 
 bool Same(const RecorderOptions& a, const RecorderOptions& b) {
   return a.log_path == b.log_path && a.mode == b.mode && a.buffer_bytes == b.buffer_bytes &&
-         a.log_bytes == b.log_bytes && a.log_full == b.log_full && a.keep_old == b.keep_old &&
-         a.channels == b.channels && a.include_hooks == b.include_hooks &&
-         a.exclude_hooks == b.exclude_hooks && a.clock == b.clock;
+         a.buffer_max_bytes == b.buffer_max_bytes && a.log_bytes == b.log_bytes &&
+         a.log_full == b.log_full && a.keep_old == b.keep_old && a.channels == b.channels &&
+         a.include_hooks == b.include_hooks && a.exclude_hooks == b.exclude_hooks &&
+         a.clock == b.clock;
 }
 
 void CheckRoundTrip(const RecorderOptions& options) {

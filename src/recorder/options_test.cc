@@ -51,6 +51,42 @@ TEST(OptionsTest, DirectIoIsTheDefaultAndBufferedIoTurnsItOff) {
   EXPECT_NE(bad.error().message.find("RASTRACE_DIRECT_IO: 'yes' is not 0 or 1"), std::string::npos);
 }
 
+TEST(OptionsTest, DefaultRingsGrowAndAnExplicitSizeStaysFixed) {
+  const RecorderOptions defaults = *ParseTraceString("");
+  EXPECT_EQ(defaults.buffer_bytes, kDefaultBufferBytes);
+  EXPECT_EQ(defaults.buffer_max_bytes, kDefaultBufferMaxBytes);
+  EXPECT_GT(kDefaultBufferMaxBytes, kDefaultBufferBytes);
+  // -T alone: fixed, as on AIX; with --buffer-max (before or after it): that limit.
+  EXPECT_EQ(ParseTraceString("-T 1M")->buffer_max_bytes, 1u << 20);
+  EXPECT_EQ(ParseTraceString("-T 1M --buffer-max 8M")->buffer_max_bytes, 8u << 20);
+  EXPECT_EQ(ParseTraceString("--buffer-max 8M -T 1M")->buffer_max_bytes, 8u << 20);
+  EXPECT_EQ(ParseTraceString("--buffer-max 16M")->buffer_bytes, kDefaultBufferBytes);
+  auto bad = ParseTraceString("--buffer-max lots");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("--buffer-max: 'lots'"), std::string::npos)
+      << bad.error().message;
+  // The same through the environment, and carried there and back.
+  auto from_env = [](std::map<std::string, std::string> env) {
+    return OptionsFromEnvironment([env = std::move(env)](const char* name) -> const char* {
+      auto it = env.find(name);
+      return it == env.end() ? nullptr : it->second.c_str();
+    });
+  };
+  EXPECT_EQ(from_env({})->buffer_max_bytes, kDefaultBufferMaxBytes);
+  EXPECT_EQ(from_env({{"RASTRACE_BUFSIZE", "1M"}})->buffer_max_bytes, 1u << 20);
+  EXPECT_EQ(from_env({{"RASTRACE_BUFSIZE", "1M"}, {"RASTRACE_BUFMAX", "2M"}})->buffer_max_bytes,
+            2u << 20);
+  EXPECT_FALSE(from_env({{"RASTRACE_BUFMAX", "2Q"}}));
+  std::map<std::string, std::string> env;
+  for (auto& [name, value] : OptionsToEnvironment(*ParseTraceString("--buffer-max 32M"))) {
+    env[name] = value;
+  }
+  auto back = from_env(env);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->buffer_bytes, kDefaultBufferBytes);
+  EXPECT_EQ(back->buffer_max_bytes, 32u << 20);
+}
+
 TEST(OptionsTest, ChannelsAsListsRangesOrAll) {
   EXPECT_EQ(*ParseChannels("0", "c"), 0x1u);
   EXPECT_EQ(*ParseChannels("0,3,5", "c"), 0x29u);

@@ -256,6 +256,22 @@ void Recorder::FreeDrainedRetiredSlots() {
   });
 }
 
+void Recorder::TendRingGrowth(Session& s, bool offer) {
+  for (ThreadSlot* slot : s.writer_slots) {
+    buffer::RingBuffer& ring = slot->ring;
+    const uint32_t growths = ring.growths();
+    s.totals.ring_growths += growths - slot->growths_counted;
+    slot->growths_counted = growths;
+    s.totals.largest_ring_bytes =
+        std::max<uint64_t>(s.totals.largest_ring_bytes, ring.read_capacity_bytes());
+    // Mapped, not allocated: the writer's rounds stay off the allocator (fork safety), and the
+    // region costs no memory until the producer moves to it.
+    if (offer && !slot->retired.load(std::memory_order_relaxed)) {
+      ring.OfferGrowth(s.options.buffer_max_bytes);
+    }
+  }
+}
+
 void Recorder::CheckpointShm(Session& s) {
   if (!s.shm || s.sink->stopped() || s.sink->error() || !s.sink->FlushToFile()) return;
   // Every drained event is in the file now (the flush came first); the checkpoint says so, and
@@ -290,6 +306,7 @@ void Recorder::WriterMain(Session& s) {
       SnapshotSlots(s.writer_slots);
       const DrainResult drained = DrainOnce(s.writer_slots, sink, Now(), s.drain_scratch);
       s.totals.events_written += drained.events;
+      TendRingGrowth(s, /*offer=*/true);
       FreeDrainedRetiredSlots();
       if (sink.stopped()) {
         // -s and the log is full (or it could not be written): tracing ends here.
@@ -327,6 +344,7 @@ void Recorder::WriterMain(Session& s) {
     s.totals.events_written += drained.events;
     if (drained.events == 0 && drained.discarded == 0) break;
   }
+  TendRingGrowth(s, /*offer=*/false);
   std::vector<uint8_t> trailer;
   const uint64_t end_ts = Now();
   const uint64_t tid = static_cast<uint64_t>(gettid());

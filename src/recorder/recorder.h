@@ -48,6 +48,8 @@ struct SessionTotals {
   uint64_t events_written = 0;  // thread events copied to the log (not the utility events)
   uint64_t events_lost = 0;     // sum of the 006 events written
   uint64_t rotations = 0;
+  uint64_t ring_growths = 0;        // times a thread's ring doubled (see --buffer-max)
+  uint64_t largest_ring_bytes = 0;  // the largest ring any thread reached
   std::string log_path;
 };
 
@@ -92,6 +94,9 @@ class Recorder {
   // Fills `slots` (the writer's own vector, reused: a drain round does not allocate).
   void SnapshotSlots(std::vector<ThreadSlot*>& slots);
   void FreeDrainedRetiredSlots();
+  // Counts the rings that grew and, with `offer`, offers each live thread a larger one
+  // (docs/recorder.md).
+  void TendRingGrowth(Session& session, bool offer);
   // --shm-path: after a flush, records what the log holds and hands drained space back.
   void CheckpointShm(Session& session);
 

@@ -313,6 +313,59 @@ TEST_F(RecorderTest, OverloadWrittenPlusLostEqualsGenerated) {
   EXPECT_GT(LostIn(events), 0u) << "the test did not overload the recorder";
 }
 
+// Threads flooding rings that may grow: each ring doubles while the writer falls behind, never
+// past --buffer-max, and every event is still written or counted lost.
+TEST_F(RecorderTest, RingsGrowUpToTheLimitAndStillAccountForEveryEvent) {
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --buffer-max 64K")));
+  constexpr int kThreads = 2;
+  constexpr uint64_t kPerThread = 300000;
+  std::vector<std::thread> threads;
+  std::vector<uint64_t> tids(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &tids] {
+      tids[static_cast<size_t>(t)] = static_cast<uint64_t>(gettid());
+      for (uint64_t i = 0; i < kPerThread; ++i) TRCHKL2T(0x05000000, t, i);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  auto totals = Recorder::Get().Stop();
+  ASSERT_TRUE(totals) << totals.error().message;
+  // 12 MB from rings of 4 KiB: the writer cannot keep up without growing them.
+  EXPECT_GE(totals->ring_growths, 1u);
+  EXPECT_GT(totals->largest_ring_bytes, 4096u);
+  EXPECT_LE(totals->largest_ring_bytes, 65536u);
+  auto events = ReadLog(dir_.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  for (int t = 0; t < kThreads; ++t) {
+    uint64_t written = 0, lost = 0;
+    int64_t previous = -1;
+    bool ordered = true;
+    for (const auto& e : *events) {
+      if (e.hook_id == 0x0500 && e.words[0] == static_cast<uint64_t>(t)) {
+        ++written;
+        ordered = ordered && static_cast<int64_t>(e.words[1]) > previous;
+        previous = static_cast<int64_t>(e.words[1]);
+      }
+      if (e.hook_id == event::kHookLost && e.words[1] == tids[static_cast<size_t>(t)]) {
+        lost += e.words[0];
+      }
+    }
+    EXPECT_TRUE(ordered) << "thread " << t;
+    EXPECT_EQ(written + lost, kPerThread) << "thread " << t;
+  }
+}
+
+// -T alone keeps the AIX meaning: the ring has that size, however far the writer falls behind.
+TEST_F(RecorderTest, AnExplicitBufferSizeStaysFixed) {
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K")));
+  for (uint64_t i = 0; i < 300000; ++i) TRCHKL2T(0x05000000, 0, i);
+  auto totals = Recorder::Get().Stop();
+  ASSERT_TRUE(totals) << totals.error().message;
+  EXPECT_EQ(totals->ring_growths, 0u);
+  EXPECT_EQ(totals->largest_ring_bytes, 4096u);
+  EXPECT_GT(totals->events_lost, 0u) << "the test did not overload the recorder";
+}
+
 TEST_F(RecorderTest, EventsOfThreadsThatExitedAreKept) {
   ASSERT_TRUE(Recorder::Get().Start(Options()));
   uint64_t tid = 0;

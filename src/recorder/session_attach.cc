@@ -203,6 +203,8 @@ RecorderOptions OptionsFromPage(const SessionPage& page, const std::string& log_
   options.log_path = log_path;
   options.mode = static_cast<buffer::Mode>(page.mode);
   options.buffer_bytes = page.buffer_bytes;
+  // The page carries the size, not whether -T gave it: a ring of the default size may grow.
+  if (page.buffer_bytes != kDefaultBufferBytes) options.buffer_max_bytes = page.buffer_bytes;
   options.channels = Load(page.channels_on);
   // One clock for every process and the kernel, so the daemon merges by timestamp.
   options.clock = static_cast<ClockChoice>(page.clock);

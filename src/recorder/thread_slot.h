@@ -25,13 +25,15 @@ struct ThreadSlot {
   std::array<char, 17> name{};  // as prctl(PR_GET_NAME) gave it when the thread registered
 
   // Writer side only.
-  uint64_t lost_reported = 0;   // ring.lost() + lost_by_writer already written as 006 events
-  uint64_t lost_by_writer = 0;  // events discarded because the log was full (-s)
-  uint64_t last_timestamp = 0;  // of the last timestamped event drained; orders untimestamped ones
+  uint64_t lost_reported = 0;    // ring.lost() + lost_by_writer already written as 006 events
+  uint64_t lost_by_writer = 0;   // events discarded because the log was full (-s)
+  uint64_t last_timestamp = 0;   // of the last timestamped event drained; orders untimestamped ones
+  uint32_t growths_counted = 0;  // ring.growths() already added to the session's totals
   bool name_written = false;
 
   void ResetWriterState() {
     lost_reported = lost_by_writer = last_timestamp = 0;
+    growths_counted = 0;
     name_written = false;
   }
 };

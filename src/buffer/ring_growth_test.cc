@@ -1,0 +1,208 @@
+// A ring that grows: the producer moves to a region the consumer offered instead of dropping,
+// and the consumer reads every event, in order, across the move.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "buffer/ring_buffer.h"
+
+namespace rastrace::buffer {
+namespace {
+
+constexpr uint64_t kTid = 77;
+constexpr size_t kEventWords = 4;
+
+// A TRCHKL1T-shaped event carrying `seq`.
+bool WriteSeq(RingBuffer& ring, uint64_t seq) {
+  uint64_t at = 0;
+  if (!ring.Reserve(kEventWords, &at)) return false;
+  ring.Put(at, MakeHookword(event::kFlagTimestamp, 8, 0x01100000));
+  ring.Put(at + 1, seq);
+  ring.Put(at + 2, ring.thread_id());
+  ring.Put(at + 3, ~seq);
+  ring.Publish(at + kEventWords);
+  return true;
+}
+
+// One consumer round: reads up to head(), checks each event, releases.
+std::vector<uint64_t> DrainRound(RingBuffer& ring) {
+  std::vector<uint64_t> seqs;
+  uint64_t position = ring.tail();
+  const uint64_t end = ring.head();
+  while (position < end) {
+    uint64_t event[kEventWords];
+    EXPECT_EQ(EventWords(ring.WordAt(position)), kEventWords);
+    ring.CopyOut(position, kEventWords, event);
+    EXPECT_EQ(event[2], kTid);
+    EXPECT_EQ(event[3], ~event[1]);
+    seqs.push_back(event[1]);
+    position += kEventWords;
+  }
+  ring.Release(position);
+  return seqs;
+}
+
+// Rounds until the ring is empty.
+std::vector<uint64_t> DrainAll(RingBuffer& ring) {
+  std::vector<uint64_t> seqs;
+  for (;;) {
+    std::vector<uint64_t> round = DrainRound(ring);
+    if (round.empty() && ring.head() == ring.tail()) return seqs;
+    seqs.insert(seqs.end(), round.begin(), round.end());
+  }
+}
+
+std::vector<uint64_t> Sequence(uint64_t from, uint64_t to) {
+  std::vector<uint64_t> seqs;
+  for (uint64_t i = from; i < to; ++i) seqs.push_back(i);
+  return seqs;
+}
+
+TEST(RingGrowthTest, AFullRingMovesToTheOfferedRegionAndLosesNothing) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 128 events
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  for (uint64_t i = 0; i < 256; ++i) ASSERT_TRUE(WriteSeq(ring, i)) << i;
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(ring.capacity_bytes(), 8192u);  // the producer's side
+  // The first round stops at the move, in the old region; the next follows the producer.
+  EXPECT_EQ(DrainRound(ring), Sequence(0, 128));
+  EXPECT_EQ(ring.growths(), 0u);
+  EXPECT_EQ(DrainRound(ring), Sequence(128, 256));
+  EXPECT_EQ(ring.growths(), 1u);
+  EXPECT_EQ(ring.read_capacity_bytes(), 8192u);
+}
+
+TEST(RingGrowthTest, UnreadEventsBeforeTheMoveCountAgainstTheNewCapacity) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 400; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  // 128 events in the old region and 128 in the new fill 8 KiB in all.
+  EXPECT_EQ(written, 256u);
+  EXPECT_EQ(ring.lost(), 144u);
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 256));
+}
+
+TEST(RingGrowthTest, TheGrownRegionWrapsAndKeepsOrder) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  uint64_t next = 0;
+  std::vector<uint64_t> seen;
+  // Many times around the 8 KiB region, in bursts that never fill it.
+  for (int burst = 0; burst < 50; ++burst) {
+    for (int i = 0; i < 150; ++i) ASSERT_TRUE(WriteSeq(ring, next++));
+    for (uint64_t seq : DrainAll(ring)) seen.push_back(seq);
+  }
+  EXPECT_EQ(seen, Sequence(0, next));
+  EXPECT_EQ(ring.growths(), 1u);
+  EXPECT_EQ(ring.lost(), 0u);
+}
+
+TEST(RingGrowthTest, GrowsStepByStepUpToTheLimit) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  uint64_t next = 0;
+  std::vector<uint64_t> seen;
+  std::vector<size_t> offered;
+  for (int round = 0; round < 6; ++round) {
+    if (ring.OfferGrowth(32768)) offered.push_back(ring.read_capacity_bytes() * 2);
+    // Fill whatever the producer can take, then drain it all.
+    while (WriteSeq(ring, next)) ++next;
+    for (uint64_t seq : DrainAll(ring)) seen.push_back(seq);
+  }
+  EXPECT_EQ(offered, (std::vector<size_t>{8192, 16384, 32768}));
+  EXPECT_EQ(ring.growths(), 3u);
+  EXPECT_EQ(ring.read_capacity_bytes(), 32768u);
+  EXPECT_FALSE(ring.OfferGrowth(32768));
+  EXPECT_EQ(seen, Sequence(0, next));
+  // Each round ended with the one event that found the ring full, and only that one was lost.
+  EXPECT_EQ(ring.lost(), 6u);
+}
+
+TEST(RingGrowthTest, OnlyOneRegionIsOfferedAtATime) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  ASSERT_TRUE(ring.OfferGrowth(1 << 20));
+  EXPECT_FALSE(ring.OfferGrowth(1 << 20));  // still offered
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  EXPECT_FALSE(ring.OfferGrowth(1 << 20));  // taken, not yet followed
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 200));
+  EXPECT_TRUE(ring.OfferGrowth(1 << 20));  // followed: the next size may be offered
+}
+
+TEST(RingGrowthTest, ModesThatKeepTheirSizeAreNotOffered) {
+  EXPECT_FALSE(RingBuffer(4096, Mode::kCircular, kTid).OfferGrowth(1 << 20));
+  EXPECT_FALSE(RingBuffer(4096, Mode::kSingle, kTid).OfferGrowth(1 << 20));
+  EXPECT_FALSE(RingBuffer(4096, Mode::kAlternate, kTid).OfferGrowth(4096));
+  EXPECT_FALSE(RingBuffer(4096, Mode::kAlternate, kTid).OfferGrowth(8191));
+  EXPECT_TRUE(RingBuffer(4096, Mode::kBlocking, kTid).OfferGrowth(8192));
+  // A ring in caller-supplied storage (a flight-recorder file) stays there.
+  std::vector<uint64_t> words(512);
+  RingControl control;
+  RingBuffer placed(RingPlacement{words.data(), words.size(), &control, false}, Mode::kAlternate,
+                    kTid);
+  EXPECT_FALSE(placed.OfferGrowth(1 << 20));
+}
+
+TEST(RingGrowthTest, BlockingModeMovesInsteadOfWaiting) {
+  RingBuffer ring(4096, Mode::kBlocking, kTid);
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  const auto start = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < 256; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  // Without the move the 129th event would have waited kBlockingPatience for a consumer.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, RingBuffer::kBlockingPatience);
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 256));
+}
+
+TEST(RingGrowthTest, ResetReturnsToTheStartingSize) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  (void)DrainAll(ring);
+  ASSERT_EQ(ring.growths(), 1u);
+  ring.Reset(4096, Mode::kAlternate);
+  EXPECT_EQ(ring.growths(), 0u);
+  EXPECT_EQ(ring.capacity_bytes(), 4096u);
+  EXPECT_EQ(ring.read_capacity_bytes(), 4096u);
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 200; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  EXPECT_EQ(written, 128u);  // nothing offered since the reset
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 128));
+}
+
+// A producer outrunning a consumer that offers growth between rounds: every event is drained in
+// order or counted lost, and the ring ends at the limit (TSan checks the hand-over).
+TEST(RingGrowthTest, ConcurrentProducerAndGrowingConsumerAccountForEveryEvent) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  constexpr uint64_t kEvents = 300000;
+  constexpr size_t kLimit = 65536;
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < kEvents; ++i) (void)WriteSeq(ring, i);
+    done.store(true, std::memory_order_release);
+  });
+  uint64_t drained = 0;
+  int64_t previous = -1;
+  bool ordered = true;
+  for (;;) {
+    const bool finished = done.load(std::memory_order_acquire);
+    for (uint64_t seq : DrainRound(ring)) {
+      ordered = ordered && static_cast<int64_t>(seq) > previous;
+      previous = static_cast<int64_t>(seq);
+      ++drained;
+    }
+    (void)ring.OfferGrowth(kLimit);
+    if (finished && ring.head() == ring.tail()) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  producer.join();
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(drained + ring.lost(), kEvents);
+  EXPECT_GE(ring.growths(), 1u);
+  EXPECT_LE(ring.read_capacity_bytes(), kLimit);
+}
+
+}  // namespace
+}  // namespace rastrace::buffer
