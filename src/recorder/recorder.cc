@@ -200,6 +200,7 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
     std::lock_guard lock(slots_mutex_);
     std::erase_if(slots_, [](const auto& slot) { return slot->retired.load(); });
     slot_bytes_ = options.buffer_bytes;
+    slot_max_bytes_ = options.buffer_max_bytes;
     slot_mode_ = options.mode;
     slot_shm_ = session->shm;
     for (auto& slot : slots_) {
@@ -425,11 +426,13 @@ buffer::RingBuffer* Recorder::RegisterThread() {
   }
   if (!recording() || end_requested_.load()) return nullptr;
   size_t bytes = 0;
+  size_t max_bytes = 0;
   buffer::Mode mode = buffer::Mode::kAlternate;
   std::shared_ptr<buffer::ShmProcess> shm;
   {
     std::lock_guard lock(slots_mutex_);
     bytes = slot_bytes_;
+    max_bytes = slot_max_bytes_;
     mode = slot_mode_;
     shm = slot_shm_;
   }
@@ -442,6 +445,9 @@ buffer::RingBuffer* Recorder::RegisterThread() {
   auto slot = file ? std::make_unique<ThreadSlot>(std::move(file), mode, tid)
                    : std::make_unique<ThreadSlot>(bytes, mode, tid);
   slot->name = name;
+  // The first larger region is there from the start, so that a stall of the writer right after
+  // the thread's first hook is ridden out too; the writer offers the later ones.
+  slot->ring.OfferGrowth(max_bytes);
   ThreadSlot* raw = slot.get();
   {
     std::lock_guard lock(slots_mutex_);

@@ -101,9 +101,10 @@ class Recorder {
   void CheckpointShm(Session& session);
 
   mutable std::mutex control_mutex_;  // Start / Stop / SetChannel / fork
-  std::mutex slots_mutex_;            // slots_, slot_bytes_, slot_mode_, slot_shm_
+  std::mutex slots_mutex_;            // slots_, slot_bytes_, slot_max_bytes_, slot_mode_, slot_shm_
   std::vector<std::unique_ptr<ThreadSlot>> slots_;
   size_t slot_bytes_ = kDefaultBufferBytes;
+  size_t slot_max_bytes_ = kDefaultBufferMaxBytes;
   buffer::Mode slot_mode_ = buffer::Mode::kAlternate;
   std::shared_ptr<buffer::ShmProcess> slot_shm_;  // --shm-path: where new rings are placed
   std::unique_ptr<Session> session_;

@@ -355,6 +355,25 @@ TEST_F(RecorderTest, RingsGrowUpToTheLimitAndStillAccountForEveryEvent) {
   }
 }
 
+// A thread's first larger region is offered when it registers: a burst right after its first
+// hook, before the writer's next round, fits without loss.
+TEST_F(RecorderTest, AThreadMayGrowFromItsFirstHook) {
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --buffer-max 8K")));
+  std::thread burst([] {
+    // 190 events of 40 bytes: more than 4 KiB, less than 8 KiB.
+    for (uint64_t i = 0; i < 190; ++i) TRCHKL2T(0x05000000, 0, i);
+  });
+  burst.join();
+  auto totals = Recorder::Get().Stop();
+  ASSERT_TRUE(totals) << totals.error().message;
+  EXPECT_EQ(totals->events_lost, 0u);
+  EXPECT_EQ(totals->ring_growths, 1u);
+  EXPECT_EQ(totals->largest_ring_bytes, 8192u);
+  auto events = ReadLog(dir_.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  EXPECT_EQ(WithHook(*events, 0x0500).size(), 190u);
+}
+
 // -T alone keeps the AIX meaning: the ring has that size, however far the writer falls behind.
 TEST_F(RecorderTest, AnExplicitBufferSizeStaysFixed) {
   ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K")));
