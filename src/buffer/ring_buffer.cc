@@ -21,7 +21,7 @@ RingBuffer::RingBuffer(const RingPlacement& placement, Mode mode, uint64_t threa
 
 void RingBuffer::Reset(const RingPlacement& placement, Mode mode) {
   storage_ = AnonymousMemory();
-  offered_ = AnonymousMemory();
+  offered_ = {};
   producer_.data = placement.words;
   producer_.capacity_words = placement.capacity_words;
   producer_.mask = placement.capacity_words - 1;
@@ -32,7 +32,7 @@ void RingBuffer::Reset(const RingPlacement& placement, Mode mode) {
 
 void RingBuffer::Reset(size_t capacity_bytes, Mode mode) {
   const size_t bytes = std::bit_ceil(std::clamp(capacity_bytes, kMinBytes, kMaxBytes));
-  offered_ = AnonymousMemory();
+  offered_ = {};
   if (storage_.bytes() != bytes) {
     storage_ = AnonymousMemory();  // the old region goes before the new one is mapped
     // Touched now, so that page faults stay off the hot path.
@@ -52,13 +52,18 @@ void RingBuffer::Empty(Mode mode) {
   producer_.head = 0;
   producer_.cached_tail = 0;
   producer_.cpu = kNoCpu;
+  producer_.take = 0;
+  grows_ = storage_ && (mode == Mode::kAlternate || mode == Mode::kBlocking);
   reader_.words = producer_.data;
   reader_.mask = producer_.mask;
   reader_.growths = 0;
-  growth_.state.store(kGrowthNone, std::memory_order_relaxed);
-  growth_.words = nullptr;
-  growth_.capacity_words = 0;
-  growth_.start = 0;
+  reader_.follow = 0;
+  for (Growth& growth : growth_) {
+    growth.state.store(kGrowthNone, std::memory_order_relaxed);
+    growth.words = nullptr;
+    growth.capacity_words = 0;
+    growth.start = 0;
+  }
   RingControl& control = *producer_.control;
   control.shared.head.store(0, std::memory_order_relaxed);
   control.shared.lost.store(0, std::memory_order_relaxed);
@@ -130,17 +135,49 @@ bool RingBuffer::MakeRoom(size_t words) {
 }
 
 bool RingBuffer::TakeGrowth(size_t words) {
-  if (growth_.state.load(std::memory_order_acquire) != kGrowthOffered) return false;
-  growth_.start = producer_.head;
-  producer_.data = growth_.words;
-  producer_.capacity_words = growth_.capacity_words;
-  producer_.mask = growth_.capacity_words - 1;
+  if (!grows_) return false;
+  const size_t entry = producer_.take;
+  Growth& growth = growth_[entry];
+  uint8_t state = growth.state.load(std::memory_order_acquire);
+  if (state == kGrowthNone) state = GrowItself(entry);
+  if (state == kGrowthClaimed) {
+    // The consumer is mapping this region right now (a system call): wait for it, boundedly.
+    const auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
+    while ((state = growth.state.load(std::memory_order_acquire)) == kGrowthClaimed &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+  }
+  if (state != kGrowthOffered) return false;
+  growth.start = producer_.head;
+  producer_.data = growth.words;
+  producer_.capacity_words = growth.capacity_words;
+  producer_.mask = growth.capacity_words - 1;
+  producer_.take = static_cast<uint8_t>((entry + 1) % kGrowthEntries);
   // The consumer learns of the move before it can see any event past it: this store comes
   // before the release store of the head that publishes one.
-  growth_.state.store(kGrowthTaken, std::memory_order_release);
+  growth.state.store(kGrowthTaken, std::memory_order_release);
   // Unread words before the move count against the new capacity: they are at most the old
   // capacity, so any event that fit the old region fits now.
   return producer_.head + words - producer_.cached_tail <= producer_.capacity_words;
+}
+
+uint8_t RingBuffer::GrowItself(size_t entry) {
+  const size_t bytes = producer_.capacity_words * 8 * 2;
+  if (bytes > growth_limit_ || bytes > kMaxBytes) return kGrowthNone;
+  Growth& growth = growth_[entry];
+  uint8_t state = kGrowthNone;
+  if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
+    return state;  // the consumer got there first
+  }
+  offered_[entry] = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
+  if (!offered_[entry]) {
+    growth.state.store(kGrowthNone, std::memory_order_release);
+    return kGrowthNone;
+  }
+  growth.words = offered_[entry].words();
+  growth.capacity_words = bytes / 8;
+  return kGrowthOffered;  // to itself: TakeGrowth publishes it as taken
 }
 
 bool RingBuffer::OfferGrowth(size_t max_bytes) {
@@ -148,27 +185,52 @@ bool RingBuffer::OfferGrowth(size_t max_bytes) {
   if (!storage_ || (producer_.mode != Mode::kAlternate && producer_.mode != Mode::kBlocking)) {
     return false;
   }
-  if (growth_.state.load(std::memory_order_acquire) != kGrowthNone) return false;
-  const size_t bytes = read_capacity_bytes() * 2;
+  // Moves are taken, and followed, in entry order: the producer takes the first entry from
+  // reader_.follow on that is not taken yet, and writes the region of the last one taken.
+  size_t entry = reader_.follow;
+  size_t current_bytes = read_capacity_bytes();
+  for (size_t i = 0;; ++i) {
+    if (i == kGrowthEntries) return false;  // every entry holds a move not yet followed
+    if (growth_[entry].state.load(std::memory_order_acquire) != kGrowthTaken) break;
+    current_bytes = growth_[entry].capacity_words * 8;
+    entry = (entry + 1) % kGrowthEntries;
+  }
+  const size_t bytes = current_bytes * 2;
   if (bytes > max_bytes || bytes > kMaxBytes) return false;
-  offered_ = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
-  if (!offered_) return false;
-  growth_.words = offered_.words();
-  growth_.capacity_words = bytes / 8;
-  growth_.state.store(kGrowthOffered, std::memory_order_release);
+  Growth& growth = growth_[entry];
+  // Free (never used, or its move followed); one offer not yet taken at a time.
+  uint8_t state = kGrowthNone;
+  if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
+    return false;
+  }
+  offered_[entry] = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
+  if (!offered_[entry]) {
+    growth.state.store(kGrowthNone, std::memory_order_release);
+    return false;
+  }
+  growth.words = offered_[entry].words();
+  growth.capacity_words = bytes / 8;
+  growth.state.store(kGrowthOffered, std::memory_order_release);
   return true;
 }
 
 uint64_t RingBuffer::FollowGrowth(uint64_t end) {
-  const uint64_t start = growth_.start;
-  if (producer_.control->consumer.read.load(std::memory_order_relaxed) < start) return start;
-  // Everything before the move is read: the old region is the consumer's to free.
-  reader_.words = growth_.words;
-  reader_.mask = growth_.capacity_words - 1;
-  ++reader_.growths;
-  storage_ = std::move(offered_);
-  growth_.state.store(kGrowthNone, std::memory_order_release);
-  return end;
+  for (;;) {
+    Growth& growth = growth_[reader_.follow];
+    if (growth.state.load(std::memory_order_acquire) != kGrowthTaken) return end;
+    // Every position before the move is published (the producer moves between events): the
+    // consumer may read up to it, and no further until it has.
+    if (producer_.control->consumer.read.load(std::memory_order_relaxed) < growth.start) {
+      return growth.start;
+    }
+    // Everything before the move is read: the old region is the consumer's to free.
+    reader_.words = growth.words;
+    reader_.mask = growth.capacity_words - 1;
+    ++reader_.growths;
+    storage_ = std::move(offered_[reader_.follow]);
+    growth.state.store(kGrowthNone, std::memory_order_release);
+    reader_.follow = static_cast<uint8_t>((reader_.follow + 1) % kGrowthEntries);
+  }
 }
 
 bool RingBuffer::ReserveIfRoom(size_t words, uint64_t* position) {

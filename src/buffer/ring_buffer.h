@@ -17,13 +17,14 @@
 //               so a stopped writer can never hang the program.
 // Every event that is dropped or overwritten is counted in lost(): nothing is lost silently.
 //
-// Growth (alternate and blocking modes, own storage only): the consumer may offer a region twice
-// the size of the ring (OfferGrowth). A producer that finds the ring full moves to it, between two
-// events, instead of dropping or waiting: positions keep counting, so the events before the move
-// stay where they are and the consumer reads them first, then follows the producer and frees the
-// old region. The offered region takes memory only as the producer writes to it. A writer held
-// off its CPU for a few milliseconds thus costs memory instead of events, up to the limit the
-// consumer sets.
+// Growth (alternate and blocking modes, own storage only, up to set_growth_limit): a producer that
+// finds the ring full moves, between two events, to a region twice the size instead of dropping
+// or waiting. The consumer offers that region ahead of time (OfferGrowth); when none is offered
+// (the consumer is held up) the producer maps it itself, a system call on the overload path only.
+// Positions keep counting, so the events before the move stay where they are and the consumer
+// reads them first, then follows the producer and frees the old region. A region takes memory
+// only as the producer writes to it. A writer held off its CPU, or held up by the disk, thus
+// costs memory instead of events, up to the limit.
 //
 // Placement: the words and the published positions (RingControl) live in the ring object's own
 // memory, or in a file-backed shared mapping (buffer/shm_ring.h) so that what a crashed process
@@ -32,6 +33,7 @@
 // yet written.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -146,7 +148,8 @@ class RingBuffer {
   // the next call then follows the producer (and frees the old region).
   uint64_t head() {
     const uint64_t end = producer_.control->shared.head.load(std::memory_order_acquire);
-    if (growth_.state.load(std::memory_order_acquire) == kGrowthTaken) [[unlikely]] {
+    if (growth_[reader_.follow].state.load(std::memory_order_acquire) == kGrowthTaken)
+        [[unlikely]] {
       return FollowGrowth(end);
     }
     return end;
@@ -176,8 +179,10 @@ class RingBuffer {
   bool holds_released_space() const { return hold_; }
 
   // Offers the producer a region twice the size of the one it writes, unless one is already
-  // offered or not yet followed, the doubled size would pass `max_bytes`, the mode does not grow
-  // (circular, single) or the ring lives in caller-supplied storage. True when it offered one.
+  // offered and not taken, kGrowthEntries moves are not yet followed, the doubled size would pass
+  // `max_bytes`, the mode does not grow (circular, single) or the ring lives in caller-supplied
+  // storage. True when it offered one. The next size may be offered as soon as the producer took
+  // the last one, before the consumer has followed it.
   bool OfferGrowth(size_t max_bytes);
   // How many times the producer moved to a larger region and the consumer followed.
   uint32_t growths() const { return reader_.growths; }
@@ -199,6 +204,10 @@ class RingBuffer {
   uint32_t producer_cpu() const { return producer_.cpu; }
   void set_producer_cpu(uint32_t cpu) { producer_.cpu = cpu; }
 
+  // How far the producer may grow the ring itself when nothing is offered (0, the default: it
+  // does not). Only while neither side is using the ring, or from the producer.
+  void set_growth_limit(size_t bytes) { growth_limit_ = bytes; }
+
   // Empties the ring and clears its counts, with a new capacity and mode. Only while neither side
   // is using it (between tracing sessions).
   void Reset(size_t capacity_bytes, Mode mode);
@@ -215,6 +224,7 @@ class RingBuffer {
     uint64_t thread_id = 0;
     RingControl* control = nullptr;  // own_control_ or a placement's
     Mode mode = Mode::kAlternate;
+    uint8_t take = 0;       // the growth_ entry the producer takes next (cold path only)
     uint32_t cpu = kNoCpu;  // fits in the same line: the hot path reads it with the others
   };
   static_assert(sizeof(Producer) == kCacheLine);
@@ -223,12 +233,20 @@ class RingBuffer {
     const uint64_t* words = nullptr;
     uint64_t mask = 0;
     uint32_t growths = 0;
+    uint8_t follow = 0;  // the growth_ entry whose move the consumer follows next
   };
-  // The hand-over of a grown region: the consumer fills `words` and `capacity_words`, then
-  // offers; the producer records where it moved (`start`), then says it took the region.
+  // The hand-over of a grown region. Whoever maps it (the consumer ahead of time, or the producer
+  // when nothing was offered) claims the entry first, so that the two never fill one entry; the
+  // producer records where it moved (`start`), then says it took the region. The entries are
+  // used in turn (taken in order, followed in the same order), so that the ring can grow again,
+  // up to kGrowthEntries times, before the consumer has followed the last move.
   static constexpr uint8_t kGrowthNone = 0;
   static constexpr uint8_t kGrowthOffered = 1;
   static constexpr uint8_t kGrowthTaken = 2;
+  static constexpr uint8_t kGrowthClaimed = 3;  // being mapped and filled
+  static constexpr size_t kGrowthEntries = 4;
+  // How long a producer waits for a consumer that is mapping the region it needs.
+  static constexpr std::chrono::milliseconds kClaimPatience{10};
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
     uint64_t* words = nullptr;
@@ -237,18 +255,26 @@ class RingBuffer {
   };
 
   void Empty(Mode mode);
-  // Producer: moves to the offered region, if any, and says whether `words` now fit.
+  // Producer: moves to the offered region, or to one it maps (up to growth_limit_), and says
+  // whether `words` now fit.
   bool TakeGrowth(size_t words);
-  // Consumer: the producer moved at growth_.start; `end` is its published head.
+  // Producer: claims the next entry and maps a region twice its own size into it; the state the
+  // entry is then in (kGrowthOffered when the producer filled it).
+  uint8_t GrowItself(size_t entry);
+  // Consumer: the producer moved at growth_[reader_.follow].start (and perhaps again after it);
+  // `end` is its published head.
   uint64_t FollowGrowth(uint64_t end);
 
   Producer producer_;
   Reader reader_;
-  Growth growth_;
+  std::array<Growth, kGrowthEntries> growth_;
   RingControl own_control_;
   bool hold_ = false;
+  bool grows_ = false;  // the mode grows and the storage is the ring's own (set while idle)
+  size_t growth_limit_ = 0;
   AnonymousMemory storage_;  // the region the consumer reads, unless placed
-  AnonymousMemory offered_;  // the grown region, once offered
+  // The regions of growth_, while offered or taken.
+  std::array<AnonymousMemory, kGrowthEntries> offered_;
 };
 
 }  // namespace rastrace::buffer

@@ -121,14 +121,58 @@ TEST(RingGrowthTest, GrowsStepByStepUpToTheLimit) {
   EXPECT_EQ(ring.lost(), 6u);
 }
 
-TEST(RingGrowthTest, OnlyOneRegionIsOfferedAtATime) {
-  RingBuffer ring(4096, Mode::kAlternate, kTid);
-  ASSERT_TRUE(ring.OfferGrowth(1 << 20));
-  EXPECT_FALSE(ring.OfferGrowth(1 << 20));  // still offered
+TEST(RingGrowthTest, OneSpareRegionAtATimeAndTheNextOnceItIsTaken) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 128 events
+  ASSERT_TRUE(ring.OfferGrowth(1 << 20));         // 8 KiB
+  EXPECT_FALSE(ring.OfferGrowth(1 << 20));        // not taken yet
   for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
-  EXPECT_FALSE(ring.OfferGrowth(1 << 20));  // taken, not yet followed
-  EXPECT_EQ(DrainAll(ring), Sequence(0, 200));
-  EXPECT_TRUE(ring.OfferGrowth(1 << 20));  // followed: the next size may be offered
+  // Taken, not yet followed: the next size may be offered already, but no third.
+  ASSERT_TRUE(ring.OfferGrowth(1 << 20));  // 16 KiB
+  EXPECT_FALSE(ring.OfferGrowth(1 << 20));
+  // The producer moves again before the consumer has read anything: 8 KiB in all fill, then
+  // the 16 KiB region takes the rest.
+  for (uint64_t i = 200; i < 500; ++i) ASSERT_TRUE(WriteSeq(ring, i)) << i;
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(ring.capacity_bytes(), 16384u);
+  // The consumer reads the three regions in turn.
+  EXPECT_EQ(DrainRound(ring), Sequence(0, 128));
+  EXPECT_EQ(DrainRound(ring), Sequence(128, 256));
+  EXPECT_EQ(DrainRound(ring), Sequence(256, 500));
+  EXPECT_EQ(ring.growths(), 2u);
+  EXPECT_EQ(ring.read_capacity_bytes(), 16384u);
+  EXPECT_TRUE(ring.OfferGrowth(1 << 20));  // 32 KiB
+}
+
+TEST(RingGrowthTest, WithNothingOfferedTheProducerGrowsTheRingItselfUpToItsLimit) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 128 events
+  ring.set_growth_limit(16384);
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 1000; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  // 4 -> 8 -> 16 KiB while the consumer did nothing: 512 events, the rest lost.
+  EXPECT_EQ(written, 512u);
+  EXPECT_EQ(ring.lost(), 488u);
+  EXPECT_EQ(ring.capacity_bytes(), 16384u);
+  EXPECT_FALSE(ring.OfferGrowth(16384));  // at the limit
+  EXPECT_EQ(DrainRound(ring), Sequence(0, 128));
+  EXPECT_EQ(DrainRound(ring), Sequence(128, 256));
+  EXPECT_EQ(DrainRound(ring), Sequence(256, 512));
+  EXPECT_EQ(ring.growths(), 2u);
+}
+
+TEST(RingGrowthTest, AProducerGrowingItselfAndAConsumerOfferingTakeTurnsInOrder) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  ring.set_growth_limit(1 << 20);
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // grew itself to 8 KiB
+  ASSERT_TRUE(ring.OfferGrowth(1 << 20));                             // 16 KiB, next in turn
+  EXPECT_FALSE(ring.OfferGrowth(1 << 20));
+  for (uint64_t i = 200; i < 500; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // took the offer
+  EXPECT_EQ(ring.capacity_bytes(), 16384u);
+  for (uint64_t i = 500; i < 1000; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // grew itself to 32 KiB
+  EXPECT_EQ(ring.capacity_bytes(), 32768u);
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 1000));
+  EXPECT_EQ(ring.growths(), 3u);
+  EXPECT_EQ(ring.read_capacity_bytes(), 32768u);
 }
 
 TEST(RingGrowthTest, ModesThatKeepTheirSizeAreNotOffered) {
@@ -157,7 +201,7 @@ TEST(RingGrowthTest, BlockingModeMovesInsteadOfWaiting) {
 }
 
 TEST(RingGrowthTest, ResetReturnsToTheStartingSize) {
-  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // no growth limit: only offers grow it
   ASSERT_TRUE(ring.OfferGrowth(8192));
   for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
   (void)DrainAll(ring);
@@ -172,12 +216,14 @@ TEST(RingGrowthTest, ResetReturnsToTheStartingSize) {
   EXPECT_EQ(DrainAll(ring), Sequence(0, 128));
 }
 
-// A producer outrunning a consumer that offers growth between rounds: every event is drained in
-// order or counted lost, and the ring ends at the limit (TSan checks the hand-over).
+// A producer outrunning a consumer that offers growth between rounds, both racing to map the next
+// region: every event is drained in order or counted lost, and the ring stays within the limit
+// (TSan checks the hand-over).
 TEST(RingGrowthTest, ConcurrentProducerAndGrowingConsumerAccountForEveryEvent) {
   RingBuffer ring(4096, Mode::kAlternate, kTid);
   constexpr uint64_t kEvents = 300000;
   constexpr size_t kLimit = 65536;
+  ring.set_growth_limit(kLimit);  // the producer grows it too when nothing is offered
   std::atomic<bool> done{false};
   std::thread producer([&] {
     for (uint64_t i = 0; i < kEvents; ++i) (void)WriteSeq(ring, i);

@@ -165,6 +165,43 @@ TEST(DrainTest, EventsOnBothSidesOfARingsGrowthAreMergedInOrder) {
   EXPECT_EQ(LostIn(*events), 0u);
 }
 
+// A thread that moved twice before the writer's round: one round reads the three regions in
+// turn, merged in time with another thread.
+TEST(DrainTest, OneRoundFollowsTwoMovesOfARing) {
+  TempDir dir;
+  auto a = MakeSlot(100, "alpha", 4096);
+  auto b = MakeSlot(200, "beta", 4096);
+  LogSink sink = OpenSink(dir.File("log"));
+  ThreadSlot* slots[] = {a.get(), b.get()};
+  uint64_t ts = 1;
+  ASSERT_TRUE(a->ring.OfferGrowth(16384));
+  for (uint64_t i = 0; i < 500; ++i) {
+    if (i == 200) {
+      ASSERT_TRUE(a->ring.OfferGrowth(16384));  // after the first move
+    }
+    ASSERT_TRUE(Put(*a, 0x01100000, i, ts++));
+    if (i % 100 == 0) {
+      ASSERT_TRUE(Put(*b, 0x01200000, i, ts++));
+    }
+  }
+  EXPECT_EQ(DrainOnce(slots, sink, 0).events, 505u);
+  EXPECT_EQ(a->ring.growths(), 2u);
+  EXPECT_EQ(a->ring.head(), a->ring.tail());
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  std::vector<uint64_t> order;
+  uint64_t previous = 0;
+  for (const auto& e : *events) {
+    if (e.hook_id != 0x0110 && e.hook_id != 0x0120) continue;
+    EXPECT_GT(e.timestamp, previous);
+    previous = e.timestamp;
+    if (e.hook_id == 0x0110) order.push_back(e.words[0]);
+  }
+  ASSERT_EQ(order.size(), 500u);
+  for (uint64_t i = 0; i < order.size(); ++i) ASSERT_EQ(order[i], i);
+}
+
 // A lone thread's walk guesses the positions of several events at once; events of other sizes
 // (an untimestamped hook, a five-word one) in between must still be found where they are, and an
 // untimestamped event merges at the timestamp of the event before it.

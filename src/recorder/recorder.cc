@@ -214,6 +214,7 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
       } else {
         slot->ring.Reset(options.buffer_bytes, options.mode);
       }
+      slot->ring.set_growth_limit(options.buffer_max_bytes);
       slot->shm = std::move(file);
       slot->ResetWriterState();
     }
@@ -305,6 +306,9 @@ void Recorder::WriterMain(Session& s) {
   while (!should_end()) {
     if (streaming) {
       SnapshotSlots(s.writer_slots);
+      // Before the drain as well as after: a thread that moved since the last round has the
+      // next size on offer while this round drains (it may be held up by the disk).
+      TendRingGrowth(s, /*offer=*/true);
       const DrainResult drained = DrainOnce(s.writer_slots, sink, Now(), s.drain_scratch);
       s.totals.events_written += drained.events;
       TendRingGrowth(s, /*offer=*/true);
@@ -445,8 +449,9 @@ buffer::RingBuffer* Recorder::RegisterThread() {
   auto slot = file ? std::make_unique<ThreadSlot>(std::move(file), mode, tid)
                    : std::make_unique<ThreadSlot>(bytes, mode, tid);
   slot->name = name;
-  // The first larger region is there from the start, so that a stall of the writer right after
-  // the thread's first hook is ridden out too; the writer offers the later ones.
+  // The thread maps a larger ring itself when it finds its ring full and the writer has offered
+  // none; the first is offered now, so that this thread does not have to.
+  slot->ring.set_growth_limit(max_bytes);
   slot->ring.OfferGrowth(max_bytes);
   ThreadSlot* raw = slot.get();
   {
