@@ -270,6 +270,15 @@ TEST(ProcessTest, RecordPassesOptionsAndExitStatus) {
   EXPECT_NE(ReadFile(err).find("cannot run /no/such/program"), std::string::npos);
   EXPECT_EQ(Shell(BinDir() + "/rastrace record -o " + log + " -T 12Q -- true 2>" + err), 2);
   EXPECT_NE(ReadFile(err).find("-T: '12Q' has an unknown suffix"), std::string::npos);
+  EXPECT_EQ(Shell(BinDir() + "/rastrace record -o " + log + " --buffer-max 12Q -- true 2>" + err),
+            2);
+  EXPECT_NE(ReadFile(err).find("--buffer-max: '12Q' has an unknown suffix"), std::string::npos);
+  ASSERT_EQ(Shell(BinDir() + "/rastrace record -o " + log + " --buffer-max 8M --buffered-io -- " +
+                  BinDir() + "/rastrace-example"),
+            0);
+  auto again = ReadLog(log);
+  ASSERT_TRUE(again) << again.error().message;
+  ExpectExampleLog(*again);
 }
 
 TEST(ProcessTest, RecordKeepsTheOldLogWithC) {

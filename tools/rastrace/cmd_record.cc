@@ -28,7 +28,8 @@ struct RecordArgs {
   bool blocking = false;
   bool stop_when_full = false;
   bool keep_old = false;
-  std::string buffer_size, log_size, include, exclude, channels, clock, shm_path;
+  bool buffered_io = false;
+  std::string buffer_size, buffer_max, log_size, include, exclude, channels, clock, shm_path;
   std::vector<std::string> command;
 };
 
@@ -40,6 +41,7 @@ std::vector<std::string> TraceWords(const RecordArgs& a) {
   if (a.blocking) words.push_back("--blocking");
   if (a.stop_when_full) words.push_back("-s");
   if (a.keep_old) words.push_back("-c");
+  if (a.buffered_io) words.push_back("--buffered-io");
   auto add = [&](const char* flag, const std::string& value) {
     if (!value.empty()) {
       words.push_back(flag);
@@ -47,6 +49,7 @@ std::vector<std::string> TraceWords(const RecordArgs& a) {
     }
   };
   add("-T", a.buffer_size);
+  add("--buffer-max", a.buffer_max);
   add("-L", a.log_size);
   add("-j", a.include);
   add("-k", a.exclude);
@@ -134,7 +137,11 @@ const CommandRegistration kRecord{Command{
       sub.add_flag("--blocking", a->blocking,
                    "Blocking mode: a hook whose buffer is full waits for the writer (nothing is "
                    "lost while the writer runs)");
-      sub.add_option("-T", a->buffer_size, "Buffer size per thread (bytes, K, M, G; default 4M)");
+      sub.add_option("-T", a->buffer_size,
+                     "Buffer size per thread (bytes, K, M, G; default 4M, which may grow up to "
+                     "--buffer-max while the writer falls behind; a size given here stays fixed)");
+      sub.add_option("--buffer-max", a->buffer_max,
+                     "How far a thread's buffer may grow (default 64M, or -T when -T is given)");
       sub.add_option("-L", a->log_size, "Log size limit (default none); a full log rotates");
       sub.add_flag("-s", a->stop_when_full, "Stop tracing when the log is full (no rotation)");
       sub.add_flag("-c", a->keep_old, "Keep an existing log as LOG.old");
@@ -146,6 +153,8 @@ const CommandRegistration kRecord{Command{
       sub.add_option("--shm-path", a->shm_path,
                      "Keep the buffers in files under DIR so that `rastrace recover DIR` can "
                      "rebuild the log if CMD is killed");
+      sub.add_flag("--buffered-io", a->buffered_io,
+                   "Write the log through the page cache instead of with O_DIRECT");
       sub.add_option("command", a->command, "The command to run, after --")->required();
       sub.positionals_at_end();
       return [a] { return RunRecord(*a); };
