@@ -145,7 +145,7 @@ class RingBuffer {
 
   // Every word before it is a committed event the consumer may read. After the producer moved to
   // a grown region, this stops at the move until the consumer has released everything before it;
-  // the next call then follows the producer (and frees the old region).
+  // from then on it follows the producer (and frees the old region).
   uint64_t head() {
     const uint64_t end = producer_.control->shared.head.load(std::memory_order_acquire);
     if (growth_[reader_.follow].state.load(std::memory_order_acquire) == kGrowthTaken)
