@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "event/format.h"
+#include "recorder/clock.h"
 #include "session/event_builder.h"
 #include "session/trace_line.h"
 
@@ -20,6 +21,25 @@ namespace {
 constexpr size_t kReadBytes = 1 << 16;
 constexpr size_t kFlushBytes = 1 << 20;
 constexpr int kPollMs = 50;
+// How late after its cpu was read an event may still be committed with an earlier timestamp:
+// far more than an interrupt between reserve and commit, and than the vCPU stalls seen here
+// (docs/performance.md: 2.7 ms).
+constexpr uint64_t kCommitSlackNs = 20'000'000;
+
+// The trace clock's time now, and kCommitSlackNs in its units.
+void SetReaderClock(RawPipeReader& reader, const std::string& clock) {
+  if (clock == "x86-tsc") {
+    const event::TimeConversion rate = recorder::CalibrateClock(std::chrono::milliseconds(2));
+    uint64_t slack = kCommitSlackNs;
+    if (rate.flag == 2 && rate.multiplier != 0) {
+      slack = static_cast<uint64_t>(static_cast<unsigned __int128>(kCommitSlackNs) * rate.divisor /
+                                    rate.multiplier);
+    }
+    reader.SetClock([] { return __rdtsc(); }, slack);
+  } else {
+    reader.SetClock([] { return recorder::MonotonicNanoseconds(); }, kCommitSlackNs);
+  }
+}
 
 std::vector<uint32_t> NumericEntries(const std::string& dir) {
   std::vector<uint32_t> out;
@@ -75,6 +95,7 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
   if (!writer) return writer.error();
   std::unique_ptr<KernelCollector> collector(
       new KernelCollector(std::move(*instance), std::move(*writer), allowed));
+  if (raw) SetReaderClock(*raw, clock);
   collector->raw_ = std::move(raw);
   for (auto [tid, pid] : known_threads) collector->mapper_.KnowThread(tid, pid);
   collector->per_cpu_ = per_cpu;
@@ -202,6 +223,9 @@ Result<KernelTotals> KernelCollector::Finish() {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
   while (ReadAvailable()) {
+  }
+  if (raw_) {
+    raw_->Flush([this](const TraceLine& line) { ConsumeParsed(line); });
   }
   if (!pending_.empty()) {
     Consume(pending_);

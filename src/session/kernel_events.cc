@@ -69,8 +69,13 @@ void KernelEventMapper::KnowThread(uint32_t tid, uint32_t /*pid*/) {
 void KernelEventMapper::SeeThread(uint32_t tid, uint32_t pid, std::string_view comm,
                                   uint64_t timestamp, std::vector<uint8_t>& out) {
   if (tid == 0 || pid == 0 || !known_threads_.insert(tid).second) return;
+  // Read again for every new thread, after its event: a path kept from an earlier read may be
+  // from before an exec whose EXEC event was lost, and would name the process by its old
+  // executable from this event on. The kept one serves only when the process is gone.
   std::string& path = paths_[pid];
-  if (path.empty() && exe_path_) path = exe_path_(pid);
+  if (exe_path_) {
+    if (std::string now = exe_path_(pid); !now.empty()) path = std::move(now);
+  }
   // A process already gone: its main thread's name is the best there is. Another thread's name
   // (a worker's) must not rename the process.
   std::string_view name = path;

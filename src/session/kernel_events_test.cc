@@ -136,6 +136,33 @@ TEST(KernelEvents, DispatchIdleForkExecExit) {
   EXPECT_EQ(events[0].words[0], 6u);
 }
 
+// A new thread's process is named from /proc as it is now, never from an earlier read: that one
+// may be from before an exec whose EXEC event the kernel lost.
+TEST(KernelEvents, ANewThreadIsNamedByItsProcessesExecutableNowNotAsFirstRead) {
+  std::string exe = "/usr/bin/parent_test";  // what /proc/6/exe says: the child before its exec
+  KernelEventMapper mapper(All(), [&](uint32_t) { return exe; });
+  std::vector<std::vector<uint8_t>> buffers;
+  auto events = Decode(MapLine(mapper, "x-6 (6) [000] ..... 2.0: sys_exit: NR 57 = 0"), buffers);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(S2At(buffers[0], 16), "/usr/bin/parent_test");
+  // The child execs; its EXEC event is lost. A thread it then starts is named as it is now.
+  exe = "/usr/bin/session_hooker";
+  buffers.clear();
+  events =
+      Decode(MapLine(mapper, "session_hooker-7 (6) [001] ..... 2.5: sys_exit: NR 56 = 0"), buffers);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].subhook, event::kUtilProcess);
+  EXPECT_EQ(events[0].generic_word, 6u);
+  EXPECT_EQ(S2At(buffers[0], 16), "/usr/bin/session_hooker");
+  // Once the process is gone, the last path known stands.
+  exe.clear();
+  buffers.clear();
+  events =
+      Decode(MapLine(mapper, "session_hooker-8 (6) [001] ..... 2.6: sys_exit: NR 60 = 0"), buffers);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(S2At(buffers[0], 16), "/usr/bin/session_hooker");
+}
+
 TEST(KernelEvents, PageFaultsAndInterrupts) {
   KernelEventMapper mapper(All(), nullptr);
   mapper.KnowThread(0, 0);

@@ -107,35 +107,54 @@ void RawPipeReader::Wait(int timeout_ms) {
   poll(pipes_.data(), pipes_.size(), timeout_ms);
 }
 
+void RawPipeReader::SetClock(std::function<uint64_t()> now, uint64_t slack) {
+  now_ = std::move(now);
+  slack_ = slack;
+}
+
 bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& consume) {
   const size_t page_bytes = layout_.page_bytes();
   const size_t per_cpu = pages_per_round_;
   pages_.resize(pipes_.size() * per_cpu * page_bytes);
-  pending_.clear();
   bool any = false;
+  // Every cpu has given all its events up to here (the minimum over the cpus).
+  uint64_t complete = UINT64_MAX;
   for (size_t i = 0; i < pipes_.size(); ++i) {
+    // Taken before the read: what the cpu committed before this moment is in what it gives.
+    const uint64_t started = now_ ? now_() : UINT64_MAX;
+    bool drained = false;
+    scratch_.clear();
     for (size_t n = 0; n < per_cpu; ++n) {
       uint8_t* page = pages_.data() + (i * per_cpu + n) * page_bytes;
       const ssize_t got = read(pipes_[i].fd, page, page_bytes);
-      if (got <= 0) break;
+      if (got <= 0) {
+        drained = true;
+        break;
+      }
       any = true;
-      scratch_.clear();
       if (!DecodePage(std::span<const uint8_t>(page, static_cast<size_t>(got)), layout_,
                       scratch_)) {
         ++bad_pages_;  // the records decoded before the damage are kept
       }
-      for (const RawRecord& record : scratch_) pending_.push_back({record, cpus_[i]});
     }
+    order_.Add(cpus_[i], scratch_);
+    // A cpu left at its page limit is complete only up to its last event read.
+    const uint64_t bound = drained ? (started > slack_ ? started - slack_ : 0)
+                                   : (scratch_.empty() ? 0 : scratch_.back().timestamp);
+    complete = std::min(complete, bound);
   }
-  // Each cpu's events are in order already; the round interleaves them as trace_pipe would.
-  std::stable_sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-    return a.record.timestamp < b.record.timestamp;
-  });
   TraceLine line;
-  for (const Pending& p : pending_) {
-    if (decoder_.Decode(p.record, p.cpu, line, body_)) consume(line);
-  }
+  order_.Release(complete, [&](const RawRecord& record, uint32_t cpu) {
+    if (decoder_.Decode(record, cpu, line, body_)) consume(line);
+  });
   return any;
+}
+
+void RawPipeReader::Flush(const std::function<void(const TraceLine&)>& consume) {
+  TraceLine line;
+  order_.ReleaseAll([&](const RawRecord& record, uint32_t cpu) {
+    if (decoder_.Decode(record, cpu, line, body_)) consume(line);
+  });
 }
 
 }  // namespace rastrace::session

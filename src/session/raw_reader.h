@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "session/cpu_order.h"
 #include "session/raw_events.h"
 
 namespace rastrace::session {
@@ -28,10 +29,18 @@ class RawPipeReader {
   RawPipeReader(const RawPipeReader&) = delete;
   RawPipeReader& operator=(const RawPipeReader&) = delete;
 
+  // The trace clock's current time, and how far before it an event may still be committed after
+  // its cpu was read (reserved, not yet committed: interrupts, a stalled vCPU). Without a clock
+  // a cpu read to its end counts as complete for ever, as in one round of trace_pipe.
+  void SetClock(std::function<uint64_t()> now, uint64_t slack);
+
   // Reads what every cpu's buffer holds now (at most pages_per_round() pages per cpu) and passes
-  // its events to `consume` in timestamp order; false when there was nothing. Malformed pages are
-  // skipped and counted.
+  // to `consume`, in timestamp order, every event no cpu can precede any more (cpu_order.h; the
+  // others wait for a later round); false when nothing was read. Malformed pages are skipped and
+  // counted.
   bool ReadAvailable(const std::function<void(const TraceLine&)>& consume);
+  // Passes on the events still held back (after the last read: the buffers are empty).
+  void Flush(const std::function<void(const TraceLine&)>& consume);
   // Waits up to `timeout_ms` for data on any cpu.
   void Wait(int timeout_ms);
   uint64_t bad_pages() const { return bad_pages_; }
@@ -51,11 +60,9 @@ class RawPipeReader {
   std::vector<pollfd> pipes_;  // one per cpu, fd -1 for a cpu without a buffer
   std::vector<uint32_t> cpus_;
   std::vector<uint8_t> pages_;  // the pages of one round
-  struct Pending {
-    RawRecord record;
-    uint32_t cpu;
-  };
-  std::vector<Pending> pending_;
+  CpuOrder order_;
+  std::function<uint64_t()> now_;
+  uint64_t slack_ = 0;
   std::vector<RawRecord> scratch_;
   std::string body_;
   uint64_t bad_pages_ = 0;
