@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "common/sanitizers.h"
+#include "common/started_thread.h"
 #include "recorder/recorder.h"
 #include "recorder/session_page.h"
 
@@ -328,7 +329,11 @@ void StartAttachThread(bool settle_first) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  std::thread(AttachThread, settle_first).detach();
+  // Returns once the thread runs, so a program that forks right after loading (or a child that
+  // forks again at once) does not fork while the thread's start allocates (started_thread.h).
+  // Safe from the library constructor too: what runs before the thread signals (glibc's and a
+  // sanitizer's thread start) takes no lock the loader holds during constructors.
+  StartThreadAndWait([settle_first] { AttachThread(settle_first); }).detach();
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
