@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <span>
 #include <vector>
@@ -36,16 +37,32 @@ class CpuOrder {
   // Hands on everything (the buffers have been read to their end).
   void ReleaseAll(const Consume& consume);
 
-  size_t held() const { return held_.size(); }
+  size_t held() const { return held_.size() - first_; }
 
  private:
+  static constexpr uint64_t kInPages = UINT64_MAX;  // not copied yet: in the round's pages
   struct Entry {
-    RawRecord record;
+    uint64_t timestamp;
+    const uint8_t* data;
+    uint32_t size;
     uint32_t cpu;
+    uint64_t chunk;  // the copy's chunk, or kInPages
   };
-  std::vector<Entry> held_;     // held back from earlier rounds, then this round's, until sorted
-  std::vector<uint8_t> arena_;  // payloads of the held-back events
-  std::vector<uint8_t> next_arena_;
+  struct Chunk {
+    std::vector<uint8_t> bytes;
+    size_t live = 0;  // entries still held in it
+  };
+  void Emit(const Entry& entry, const Consume& consume);
+
+  // Sorted by timestamp (ties in the order added) from index first_; what is before is released.
+  // Each round's events are merged in, and the ones held longer copied once, so a round costs
+  // what it adds, not what is held.
+  std::vector<Entry> held_;
+  size_t first_ = 0;
+  std::vector<Entry> round_;
+  std::deque<Chunk> chunks_;
+  uint64_t first_chunk_ = 0;  // the number of chunks_.front()
+  size_t held_bytes_ = 0;
   size_t max_held_bytes_;
 };
 

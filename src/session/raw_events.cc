@@ -241,6 +241,12 @@ const RawEventDecoder::Task& RawEventDecoder::TaskOf(uint32_t tid) {
   return it->second;
 }
 
+void RawEventDecoder::Prime(const RawRecord& record) {
+  if (size_t{common_pid_.offset} + 4 > record.payload.size()) return;
+  const int32_t pid = static_cast<int32_t>(LoadSized(record.payload, common_pid_.offset, 4));
+  if (pid > 0) TaskOf(static_cast<uint32_t>(pid));
+}
+
 bool RawEventDecoder::Decode(const RawRecord& record, uint32_t cpu, TraceLine& line,
                              std::string& storage) {
   const auto& payload = record.payload;

@@ -78,6 +78,9 @@ class RawEventDecoder {
   // Fills `line` (whose views point into `storage` and the decoder) for `record` on `cpu`; false
   // for an event that is not registered or a record too short for its fields.
   bool Decode(const RawRecord& record, uint32_t cpu, TraceLine& line, std::string& storage);
+  // Looks up the record's thread now, when it is read: its Decode may come later (cpu_order.h),
+  // when a short-lived thread has left /proc and only the slower tracefs tables still know it.
+  void Prime(const RawRecord& record);
 
  private:
   enum class Kind : uint8_t {

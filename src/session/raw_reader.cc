@@ -137,6 +137,7 @@ bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& c
         ++bad_pages_;  // the records decoded before the damage are kept
       }
     }
+    for (const RawRecord& record : scratch_) decoder_.Prime(record);
     order_.Add(cpus_[i], scratch_);
     // A cpu left at its page limit is complete only up to its last event read.
     const uint64_t bound = drained ? (started > slack_ ? started - slack_ : 0)
