@@ -170,14 +170,8 @@ uint8_t RingBuffer::GrowItself(size_t entry) {
   if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
     return state;  // the consumer got there first
   }
-  offered_[entry] = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
-  if (!offered_[entry]) {
-    growth.state.store(kGrowthNone, std::memory_order_release);
-    return kGrowthNone;
-  }
-  growth.words = offered_[entry].words();
-  growth.capacity_words = bytes / 8;
-  return kGrowthOffered;  // to itself: TakeGrowth publishes it as taken
+  // Offered to itself: TakeGrowth publishes it as taken.
+  return MapClaimed(entry, bytes) ? kGrowthOffered : kGrowthNone;
 }
 
 bool RingBuffer::OfferGrowth(size_t max_bytes) {
@@ -203,14 +197,20 @@ bool RingBuffer::OfferGrowth(size_t max_bytes) {
   if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
     return false;
   }
+  if (!MapClaimed(entry, bytes)) return false;
+  growth.state.store(kGrowthOffered, std::memory_order_release);
+  return true;
+}
+
+bool RingBuffer::MapClaimed(size_t entry, size_t bytes) {
+  Growth& growth = growth_[entry];
   offered_[entry] = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
   if (!offered_[entry]) {
-    growth.state.store(kGrowthNone, std::memory_order_release);
+    growth.state.store(kGrowthNone, std::memory_order_release);  // free again
     return false;
   }
   growth.words = offered_[entry].words();
   growth.capacity_words = bytes / 8;
-  growth.state.store(kGrowthOffered, std::memory_order_release);
   return true;
 }
 

@@ -261,6 +261,9 @@ class RingBuffer {
   // Producer: claims the next entry and maps a region twice its own size into it; the state the
   // entry is then in (kGrowthOffered when the producer filled it).
   uint8_t GrowItself(size_t entry);
+  // Either side, holding the claim on `entry`: maps `bytes` for it and fills it in; when the
+  // kernel refuses, frees the entry again and returns false.
+  bool MapClaimed(size_t entry, size_t bytes);
   // Consumer: the producer moved at growth_[reader_.follow].start (and perhaps again after it);
   // `end` is its published head.
   uint64_t FollowGrowth(uint64_t end);

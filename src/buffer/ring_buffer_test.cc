@@ -5,46 +5,18 @@
 #include <chrono>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "buffer/ring_test_events.h"
 
 namespace rastrace::buffer {
 namespace {
 
 constexpr uint64_t kTid = 4242;
 
-// A TRCHKL1T-shaped event (hookword, word, tid, timestamp): 4 words, the word carrying `seq`.
-bool WriteSeq(RingBuffer& ring, uint64_t seq) {
-  const uint64_t hookword = MakeHookword(event::kFlagTimestamp, 8, 0x01100000);
-  uint64_t at = 0;
-  if (!ring.Reserve(4, &at)) return false;
-  ring.Put(at, hookword);
-  ring.Put(at + 1, seq);
-  ring.Put(at + 2, ring.thread_id());
-  ring.Put(at + 3, seq * 10);
-  ring.Publish(at + 4);
-  return true;
-}
-
-// Drains every published event; returns the sequence numbers found.
-std::vector<uint64_t> Drain(RingBuffer& ring) {
-  std::vector<uint64_t> seqs;
-  uint64_t pos = ring.tail();
-  const uint64_t end = ring.head();
-  while (pos < end) {
-    const uint64_t hookword = ring.WordAt(pos);
-    const size_t words = EventWords(hookword);
-    EXPECT_EQ(words, 4u);
-    std::vector<uint64_t> event(words);
-    ring.CopyOut(pos, words, event.data());
-    EXPECT_EQ(event[2], kTid);
-    EXPECT_EQ(event[3], event[1] * 10);
-    seqs.push_back(event[1]);
-    pos += words;
-  }
-  ring.Release(pos);
-  return seqs;
-}
+using testing::DrainRound;
+using testing::RaceProducerAndConsumer;
+using testing::WriteSeq;
 
 TEST(EventWordsTest, SizesFollowFromTheHookword) {
   EXPECT_EQ(EventWords(MakeHookword(0, 0, 0x01000000)), 2u);
@@ -67,12 +39,12 @@ TEST(RingBufferTest, AlternateDropsWhenFullAndCountsExactly) {
   for (uint64_t i = 0; i < 200; ++i) written += WriteSeq(ring, i) ? 1 : 0;
   EXPECT_EQ(written, 128u);
   EXPECT_EQ(ring.lost(), 72u);
-  std::vector<uint64_t> seqs = Drain(ring);
+  std::vector<uint64_t> seqs = DrainRound(ring);
   ASSERT_EQ(seqs.size(), 128u);
   for (uint64_t i = 0; i < 128; ++i) EXPECT_EQ(seqs[i], i);
   // Space handed back is reused.
   EXPECT_TRUE(WriteSeq(ring, 500));
-  EXPECT_EQ(Drain(ring), std::vector<uint64_t>{500});
+  EXPECT_EQ(DrainRound(ring), std::vector<uint64_t>{500});
   EXPECT_FALSE(ring.full());
 }
 
@@ -108,7 +80,7 @@ TEST(RingBufferTest, CircularKeepsTheNewestAndCountsOverwritten) {
   RingBuffer ring(4096, Mode::kCircular, kTid);
   for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(WriteSeq(ring, i));
   EXPECT_EQ(ring.lost(), 1000u - 128u);
-  std::vector<uint64_t> seqs = Drain(ring);
+  std::vector<uint64_t> seqs = DrainRound(ring);
   ASSERT_EQ(seqs.size(), 128u);
   for (uint64_t i = 0; i < 128; ++i) EXPECT_EQ(seqs[i], 872 + i);
 }
@@ -132,7 +104,7 @@ TEST(RingBufferTest, ACpuMarkerWithoutRoomWaitsAndIsNotCountedLost) {
     EXPECT_EQ(ring.lost(), 0u);
     EXPECT_FALSE(ring.full());  // single mode: a marker does not end tracing
     // Room again (the writer drained): the marker goes in.
-    EXPECT_EQ(Drain(ring).size(), 128u);
+    EXPECT_EQ(DrainRound(ring).size(), 128u);
     EXPECT_TRUE(WriteCpuMarker(ring, 1));
     EXPECT_EQ(ring.head(), 3u + 512u);
   }
@@ -197,7 +169,7 @@ TEST(RingBufferTest, SingleStopsWhenFull) {
   EXPECT_EQ(written, 128u);
   EXPECT_EQ(ring.lost(), 2u);
   EXPECT_TRUE(ring.full());
-  EXPECT_EQ(Drain(ring).size(), 128u);
+  EXPECT_EQ(DrainRound(ring).size(), 128u);
 }
 
 TEST(RingBufferTest, EventLargerThanTheRingIsLost) {
@@ -211,7 +183,7 @@ TEST(RingBufferTest, PutBytesPadsWithZeroAcrossTheWrap) {
   RingBuffer ring(4096, Mode::kAlternate, kTid);
   // Move the positions close to the end of the ring.
   for (int i = 0; i < 127; ++i) ASSERT_TRUE(WriteSeq(ring, 1));
-  Drain(ring);
+  DrainRound(ring);
   const char text[] = "0123456789abcdefXYZ";  // 20 bytes with the NUL
   uint64_t at = 0;
   ASSERT_TRUE(ring.Reserve(3, &at));
@@ -240,28 +212,10 @@ TEST(RingBufferTest, ResetEmptiesAndChangesMode) {
 TEST(RingBufferTest, ConcurrentProducerAndSlowConsumerAccountForEveryEvent) {
   RingBuffer ring(4096, Mode::kAlternate, kTid);
   constexpr uint64_t kEvents = 200000;
-  std::atomic<bool> done{false};
-  std::thread producer([&] {
-    for (uint64_t i = 0; i < kEvents; ++i) (void)WriteSeq(ring, i);
-    done.store(true, std::memory_order_release);
-  });
-  uint64_t drained = 0;
-  int64_t previous = -1;
-  bool ordered = true;
-  for (;;) {
-    const bool finished = done.load(std::memory_order_acquire);
-    for (uint64_t seq : Drain(ring)) {
-      ordered = ordered && static_cast<int64_t>(seq) > previous;
-      previous = static_cast<int64_t>(seq);
-      ++drained;
-    }
-    if (finished && ring.head() == ring.tail()) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
-  producer.join();
-  EXPECT_TRUE(ordered);
-  EXPECT_GT(drained, 0u);
-  EXPECT_EQ(drained + ring.lost(), kEvents);
+  const auto race = RaceProducerAndConsumer(ring, kEvents, std::chrono::microseconds(50));
+  EXPECT_TRUE(race.ordered);
+  EXPECT_GT(race.drained, 0u);
+  EXPECT_EQ(race.drained + ring.lost(), kEvents);
 }
 
 }  // namespace

@@ -2,48 +2,20 @@
 // and the consumer reads every event, in order, across the move.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
-#include <thread>
 #include <vector>
 
 #include "buffer/ring_buffer.h"
+#include "buffer/ring_test_events.h"
 
 namespace rastrace::buffer {
 namespace {
 
 constexpr uint64_t kTid = 77;
-constexpr size_t kEventWords = 4;
 
-// A TRCHKL1T-shaped event carrying `seq`.
-bool WriteSeq(RingBuffer& ring, uint64_t seq) {
-  uint64_t at = 0;
-  if (!ring.Reserve(kEventWords, &at)) return false;
-  ring.Put(at, MakeHookword(event::kFlagTimestamp, 8, 0x01100000));
-  ring.Put(at + 1, seq);
-  ring.Put(at + 2, ring.thread_id());
-  ring.Put(at + 3, ~seq);
-  ring.Publish(at + kEventWords);
-  return true;
-}
-
-// One consumer round: reads up to head(), checks each event, releases.
-std::vector<uint64_t> DrainRound(RingBuffer& ring) {
-  std::vector<uint64_t> seqs;
-  uint64_t position = ring.tail();
-  const uint64_t end = ring.head();
-  while (position < end) {
-    uint64_t event[kEventWords];
-    EXPECT_EQ(EventWords(ring.WordAt(position)), kEventWords);
-    ring.CopyOut(position, kEventWords, event);
-    EXPECT_EQ(event[2], kTid);
-    EXPECT_EQ(event[3], ~event[1]);
-    seqs.push_back(event[1]);
-    position += kEventWords;
-  }
-  ring.Release(position);
-  return seqs;
-}
+using testing::DrainRound;
+using testing::RaceProducerAndConsumer;
+using testing::WriteSeq;
 
 // Rounds until the ring is empty.
 std::vector<uint64_t> DrainAll(RingBuffer& ring) {
@@ -224,28 +196,10 @@ TEST(RingGrowthTest, ConcurrentProducerAndGrowingConsumerAccountForEveryEvent) {
   constexpr uint64_t kEvents = 300000;
   constexpr size_t kLimit = 65536;
   ring.set_growth_limit(kLimit);  // the producer grows it too when nothing is offered
-  std::atomic<bool> done{false};
-  std::thread producer([&] {
-    for (uint64_t i = 0; i < kEvents; ++i) (void)WriteSeq(ring, i);
-    done.store(true, std::memory_order_release);
-  });
-  uint64_t drained = 0;
-  int64_t previous = -1;
-  bool ordered = true;
-  for (;;) {
-    const bool finished = done.load(std::memory_order_acquire);
-    for (uint64_t seq : DrainRound(ring)) {
-      ordered = ordered && static_cast<int64_t>(seq) > previous;
-      previous = static_cast<int64_t>(seq);
-      ++drained;
-    }
-    (void)ring.OfferGrowth(kLimit);
-    if (finished && ring.head() == ring.tail()) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  producer.join();
-  EXPECT_TRUE(ordered);
-  EXPECT_EQ(drained + ring.lost(), kEvents);
+  const auto race = RaceProducerAndConsumer(ring, kEvents, std::chrono::microseconds(200),
+                                            [&] { (void)ring.OfferGrowth(kLimit); });
+  EXPECT_TRUE(race.ordered);
+  EXPECT_EQ(race.drained + ring.lost(), kEvents);
   EXPECT_GE(ring.growths(), 1u);
   EXPECT_LE(ring.read_capacity_bytes(), kLimit);
 }
