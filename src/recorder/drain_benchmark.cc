@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "recorder/clock.h"
@@ -121,23 +122,18 @@ void BM_RecordToLog(benchmark::State& state) {
   options.log_path = path;
   options.direct_io = state.range(1) != 0;
   const int64_t event_bytes = state.range(2);
-  // RASTRACE_BENCH_BUFFER=8M: another ring size, to tell how long the writer's longest stall is.
-  if (const char* size = std::getenv("RASTRACE_BENCH_BUFFER")) {
-    auto bytes = ParseSize(size, "RASTRACE_BENCH_BUFFER");
-    if (!bytes) {
-      state.SkipWithError(bytes.error().message.c_str());
-      return;
-    }
-    options.buffer_bytes = *bytes;
-  }
+  // RASTRACE_BENCH_BUFFER=8M: another ring size, to tell how long the writer's longest stall is;
   // RASTRACE_BENCH_BUFFER_MAX=4M: how far rings may grow (the ring size itself: fixed rings).
-  if (const char* size = std::getenv("RASTRACE_BENCH_BUFFER_MAX")) {
-    auto bytes = ParseSize(size, "RASTRACE_BENCH_BUFFER_MAX");
+  for (auto [name, target] : {std::pair{"RASTRACE_BENCH_BUFFER", &options.buffer_bytes},
+                              std::pair{"RASTRACE_BENCH_BUFFER_MAX", &options.buffer_max_bytes}}) {
+    const char* size = std::getenv(name);
+    if (size == nullptr) continue;
+    auto bytes = ParseSize(size, name);
     if (!bytes) {
       state.SkipWithError(bytes.error().message.c_str());
       return;
     }
-    options.buffer_max_bytes = *bytes;
+    *target = *bytes;
   }
   uint64_t written = 0, lost = 0, writer_ns = 0, io_ns = 0, growths = 0, largest = 0;
   double seconds = 0;

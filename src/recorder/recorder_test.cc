@@ -277,39 +277,50 @@ TEST_F(RecorderTest, UnwritableLogIsAnError) {
 
 // Producers far faster than the writer with tiny buffers: every event is in the log or counted
 // in a 006 event, per thread.
-TEST_F(RecorderTest, OverloadWrittenPlusLostEqualsGenerated) {
-  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K")));
-  constexpr int kThreads = 4;
-  constexpr uint64_t kPerThread = 200000;
-  std::vector<std::thread> threads;
-  std::vector<uint64_t> tids(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([t, &tids] {
+// Each of `threads` threads records TRCHKL2T(0x0500, thread number, i) for i < per_thread, as
+// fast as it can; returns their thread ids.
+std::vector<uint64_t> FloodFromThreads(int threads, uint64_t per_thread) {
+  std::vector<std::thread> running;
+  std::vector<uint64_t> tids(static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([t, per_thread, &tids] {
       tids[static_cast<size_t>(t)] = static_cast<uint64_t>(gettid());
-      for (uint64_t i = 0; i < kPerThread; ++i) TRCHKL2T(0x05000000, t, i);
+      for (uint64_t i = 0; i < per_thread; ++i) TRCHKL2T(0x05000000, t, i);
     });
   }
-  for (auto& thread : threads) thread.join();
-  const auto events = StopAndRead();
-  for (int t = 0; t < kThreads; ++t) {
+  for (auto& thread : running) thread.join();
+  return tids;
+}
+
+// Every event of FloodFromThreads is in the log, in order and with its thread id, or counted in
+// that thread's 006 events.
+void ExpectEveryEventWrittenOrLost(const std::vector<LoggedEvent>& events,
+                                   const std::vector<uint64_t>& tids, uint64_t per_thread) {
+  for (size_t t = 0; t < tids.size(); ++t) {
     uint64_t written = 0, lost = 0;
     int64_t previous = -1;
     bool ordered = true;
     for (const auto& e : events) {
-      if (e.hook_id == 0x0500 && e.words[0] == static_cast<uint64_t>(t)) {
+      if (e.hook_id == 0x0500 && e.words[0] == t) {
         ++written;
         ordered = ordered && static_cast<int64_t>(e.words[1]) > previous;
         previous = static_cast<int64_t>(e.words[1]);
-        EXPECT_EQ(e.thread_id, tids[static_cast<size_t>(t)]);
+        EXPECT_EQ(e.thread_id, tids[t]);
       }
-      if (e.hook_id == event::kHookLost && e.words[1] == tids[static_cast<size_t>(t)]) {
-        lost += e.words[0];
-      }
+      if (e.hook_id == event::kHookLost && e.words[1] == tids[t]) lost += e.words[0];
     }
     EXPECT_TRUE(ordered) << "thread " << t;
-    EXPECT_EQ(written + lost, kPerThread) << "thread " << t;
+    EXPECT_EQ(written + lost, per_thread) << "thread " << t;
     EXPECT_GT(written, 0u);
   }
+}
+
+TEST_F(RecorderTest, OverloadWrittenPlusLostEqualsGenerated) {
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K")));
+  constexpr uint64_t kPerThread = 200000;
+  const std::vector<uint64_t> tids = FloodFromThreads(4, kPerThread);
+  const auto events = StopAndRead();
+  ExpectEveryEventWrittenOrLost(events, tids, kPerThread);
   EXPECT_GT(LostIn(events), 0u) << "the test did not overload the recorder";
 }
 
@@ -317,17 +328,8 @@ TEST_F(RecorderTest, OverloadWrittenPlusLostEqualsGenerated) {
 // past --buffer-max, and every event is still written or counted lost.
 TEST_F(RecorderTest, RingsGrowUpToTheLimitAndStillAccountForEveryEvent) {
   ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --buffer-max 64K")));
-  constexpr int kThreads = 2;
   constexpr uint64_t kPerThread = 300000;
-  std::vector<std::thread> threads;
-  std::vector<uint64_t> tids(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([t, &tids] {
-      tids[static_cast<size_t>(t)] = static_cast<uint64_t>(gettid());
-      for (uint64_t i = 0; i < kPerThread; ++i) TRCHKL2T(0x05000000, t, i);
-    });
-  }
-  for (auto& thread : threads) thread.join();
+  const std::vector<uint64_t> tids = FloodFromThreads(2, kPerThread);
   auto totals = Recorder::Get().Stop();
   ASSERT_TRUE(totals) << totals.error().message;
   // 12 MB from rings of 4 KiB: the writer cannot keep up without growing them.
@@ -336,23 +338,7 @@ TEST_F(RecorderTest, RingsGrowUpToTheLimitAndStillAccountForEveryEvent) {
   EXPECT_LE(totals->largest_ring_bytes, 65536u);
   auto events = ReadLog(dir_.File("log"));
   ASSERT_TRUE(events) << events.error().message;
-  for (int t = 0; t < kThreads; ++t) {
-    uint64_t written = 0, lost = 0;
-    int64_t previous = -1;
-    bool ordered = true;
-    for (const auto& e : *events) {
-      if (e.hook_id == 0x0500 && e.words[0] == static_cast<uint64_t>(t)) {
-        ++written;
-        ordered = ordered && static_cast<int64_t>(e.words[1]) > previous;
-        previous = static_cast<int64_t>(e.words[1]);
-      }
-      if (e.hook_id == event::kHookLost && e.words[1] == tids[static_cast<size_t>(t)]) {
-        lost += e.words[0];
-      }
-    }
-    EXPECT_TRUE(ordered) << "thread " << t;
-    EXPECT_EQ(written + lost, kPerThread) << "thread " << t;
-  }
+  ExpectEveryEventWrittenOrLost(*events, tids, kPerThread);
 }
 
 // A thread's first larger region is offered when it registers: a burst right after its first
