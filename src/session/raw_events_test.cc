@@ -3,27 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "session/kernel_events.h"
+#include "session/tracefs_golden.h"
 
 namespace rastrace::session {
 namespace {
 
-// The formats of a real kernel (6.18), copied from /sys/kernel/tracing/events.
-std::string Golden(const std::string& name) {
-  std::ifstream in(std::string(RASTRACE_SOURCE_DIR) + "/tests/golden/session/tracefs/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-RawFormat Format(const std::string& event) {
-  auto format = ParseEventFormat(Golden(event + ".format"), event);
-  EXPECT_TRUE(format) << (format ? "" : format.error().message);
-  return format ? *format : RawFormat{};
-}
+using testing::GoldenFormat;
+using testing::TracefsGolden;
 
 constexpr const char* kEvents[] = {
     "sys_enter",          "sys_exit",           "sched_switch",    "sched_process_fork",
@@ -32,22 +20,22 @@ constexpr const char* kEvents[] = {
 };
 
 TEST(RawEvents, FormatsOfARealKernel) {
-  const RawFormat enter = Format("sys_enter");
+  const RawFormat enter = GoldenFormat("sys_enter");
   EXPECT_EQ(enter.name, "sys_enter");
   EXPECT_EQ(enter.id, 443);
   EXPECT_EQ(enter.fields.at("common_pid").offset, 4u);
   EXPECT_TRUE(enter.fields.at("common_pid").is_signed);
   EXPECT_EQ(enter.fields.at("args").offset, 16u);
   EXPECT_EQ(enter.fields.at("args").size, 48u);
-  const RawFormat exec = Format("sched_process_exec");
+  const RawFormat exec = GoldenFormat("sched_process_exec");
   EXPECT_TRUE(exec.fields.at("filename").data_loc);
   EXPECT_EQ(exec.fields.at("pid").offset, 12u);
   RawEventDecoder decoder(nullptr);
   for (const char* event : kEvents) {
-    auto added = decoder.AddFormat(Format(event));
+    auto added = decoder.AddFormat(GoldenFormat(event));
     EXPECT_TRUE(added) << event << ": " << (added ? "" : added.error().message);
   }
-  auto layout = ParseHeaderPage(Golden("header_page"), "header_page");
+  auto layout = ParseHeaderPage(TracefsGolden("header_page"), "header_page");
   ASSERT_TRUE(layout) << layout.error().message;
   EXPECT_EQ(layout->data_offset, 16u);
   EXPECT_EQ(layout->data_size, 4080u);
@@ -198,7 +186,7 @@ void ExpectSameHooks(const std::string& text_line, const std::vector<uint8_t>& r
   // The binary record has no task name or process id: the decoder asks for them.
   const std::string comm(parsed->comm);
   RawEventDecoder decoder([&](uint32_t tid) { return RawEventDecoder::Task{tid, comm}; });
-  for (const char* event : kEvents) ASSERT_TRUE(decoder.AddFormat(Format(event)));
+  for (const char* event : kEvents) ASSERT_TRUE(decoder.AddFormat(GoldenFormat(event)));
   TraceLine line;
   std::string storage;
   ASSERT_TRUE(decoder.Decode({timestamp, record}, cpu, line, storage)) << text_line;
@@ -210,21 +198,22 @@ void ExpectSameHooks(const std::string& text_line, const std::vector<uint8_t>& r
 TEST(RawEvents, BinaryAndTextGiveTheSameHooks) {
   const uint64_t ts = 1000001000;  // 1.000001 s
   ExpectSameHooks("a-100 (100) [001] ..... 1.000001: sys_enter: NR 0 (0, 0, 0, 0, 0, 0)",
-                  Record(Format("sys_enter"), 100, {{"id", 0}}), ts, 1);
+                  Record(GoldenFormat("sys_enter"), 100, {{"id", 0}}), ts, 1);
   {
     // args: six words from offset 16.
-    auto record = Record(Format("sys_enter"), 100, {{"id", 1}});
+    auto record = Record(GoldenFormat("sys_enter"), 100, {{"id", 1}});
     const uint64_t args[6] = {3, 0x7ffd, 0x340, 0, 0, 0xb};
     std::memcpy(record.data() + 16, args, sizeof args);
     ExpectSameHooks("a-100 (100) [001] ..... 1.000001: sys_enter: NR 1 (3, 7ffd, 340, 0, 0, b)",
                     record, ts, 1);
   }
   ExpectSameHooks("a-100 (100) [000] ..... 1.000001: sys_exit: NR 1 = -14",
-                  Record(Format("sys_exit"), 100, {{"id", 1}, {"ret", uint64_t(-14)}}), ts, 0);
+                  Record(GoldenFormat("sys_exit"), 100, {{"id", 1}, {"ret", uint64_t(-14)}}), ts,
+                  0);
   ExpectSameHooks(
       "x-5 (5) [001] d..2. 1.000001: sched_switch: prev_comm=x prev_pid=5 prev_prio=120 "
       "prev_state=D ==> next_comm=y next_pid=9 next_prio=110",
-      Record(Format("sched_switch"), 5,
+      Record(GoldenFormat("sched_switch"), 5,
              {{"prev_pid", 5},
               {"prev_prio", 120},
               {"prev_state", 2},
@@ -234,7 +223,7 @@ TEST(RawEvents, BinaryAndTextGiveTheSameHooks) {
   ExpectSameHooks(
       "x-5 (5) [001] d..2. 1.000001: sched_switch: prev_comm=x prev_pid=5 prev_prio=120 "
       "prev_state=R+ ==> next_comm=swapper/1 next_pid=0 next_prio=120",
-      Record(Format("sched_switch"), 5,
+      Record(GoldenFormat("sched_switch"), 5,
              {{"prev_pid", 5},
               {"prev_prio", 120},
               {"prev_state", 0x100},
@@ -243,27 +232,30 @@ TEST(RawEvents, BinaryAndTextGiveTheSameHooks) {
       ts, 1);
   ExpectSameHooks(
       "x-5 (5) [000] ..... 1.000001: sched_process_fork: comm=x pid=5 child_comm=x child_pid=6",
-      Record(Format("sched_process_fork"), 5, {{"parent_pid", 5}, {"child_pid", 6}}), ts, 0);
+      Record(GoldenFormat("sched_process_fork"), 5, {{"parent_pid", 5}, {"child_pid", 6}}), ts, 0);
   ExpectSameHooks(
       "x-6 (6) [000] ..... 1.000001: sched_process_exec: filename=/usr/bin/ls pid=6 old_pid=6",
-      Record(Format("sched_process_exec"), 6, {{"pid", 6}}, "/usr/bin/ls", "filename"), ts, 0);
+      Record(GoldenFormat("sched_process_exec"), 6, {{"pid", 6}}, "/usr/bin/ls", "filename"), ts,
+      0);
   ExpectSameHooks("ls-6 (6) [000] ..... 1.000001: sched_process_exit: comm=ls pid=6 prio=120",
-                  Record(Format("sched_process_exit"), 6, {{"pid", 6}, {"prio", 120}}), ts, 0);
+                  Record(GoldenFormat("sched_process_exit"), 6, {{"pid", 6}, {"prio", 120}}), ts,
+                  0);
   ExpectSameHooks(
       "a-7 (7) [000] ..... 1.000001: page_fault_user: address=0x7f00 ip=0x4000 error_code=0x6",
-      Record(Format("page_fault_user"), 7,
+      Record(GoldenFormat("page_fault_user"), 7,
              {{"address", 0x7f00}, {"ip", 0x4000}, {"error_code", 6}}),
       ts, 0);
-  ExpectSameHooks("a-7 (7) [000] d.h1. 1.000001: irq_handler_entry: irq=24 name=virtio0-input.0",
-                  Record(Format("irq_handler_entry"), 7, {{"irq", 24}}, "virtio0-input.0", "name"),
-                  ts, 0);
+  ExpectSameHooks(
+      "a-7 (7) [000] d.h1. 1.000001: irq_handler_entry: irq=24 name=virtio0-input.0",
+      Record(GoldenFormat("irq_handler_entry"), 7, {{"irq", 24}}, "virtio0-input.0", "name"), ts,
+      0);
   ExpectSameHooks("a-7 (7) [000] d.h1. 1.000001: irq_handler_exit: irq=24 ret=handled",
-                  Record(Format("irq_handler_exit"), 7, {{"irq", 24}, {"ret", 1}}), ts, 0);
+                  Record(GoldenFormat("irq_handler_exit"), 7, {{"irq", 24}, {"ret", 1}}), ts, 0);
 }
 
 TEST(RawEvents, RecordsTooShortOrUnknownAreSkipped) {
   RawEventDecoder decoder(nullptr);
-  const RawFormat enter = Format("sys_enter");
+  const RawFormat enter = GoldenFormat("sys_enter");
   ASSERT_TRUE(decoder.AddFormat(enter));
   TraceLine line;
   std::string storage;
@@ -274,7 +266,7 @@ TEST(RawEvents, RecordsTooShortOrUnknownAreSkipped) {
   record[1] = 0x00;
   EXPECT_FALSE(decoder.Decode({0, record}, 0, line, storage));
   // A __data_loc pointing outside the record reads as empty.
-  const RawFormat irq = Format("irq_handler_entry");
+  const RawFormat irq = GoldenFormat("irq_handler_entry");
   ASSERT_TRUE(decoder.AddFormat(irq));
   auto entry = Record(irq, 1, {{"irq", 3}, {"name", 0xFFFF0040}});
   ASSERT_TRUE(decoder.Decode({0, entry}, 0, line, storage));

@@ -9,20 +9,16 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "event/temp_dir.h"
 #include "session/raw_events.h"
+#include "session/tracefs_golden.h"
 
 namespace rastrace::session {
 namespace {
 
-std::string Golden(const std::string& name) {
-  std::ifstream in(std::string(RASTRACE_SOURCE_DIR) + "/tests/golden/session/tracefs/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::GoldenFormat;
+using testing::TracefsGolden;
 
 // A page of the kernel's layout holding one record at `timestamp`.
 std::vector<uint8_t> Page(uint64_t timestamp, const std::vector<uint8_t>& payload) {
@@ -71,9 +67,9 @@ class RawReaderTest : public ::testing::Test {
     for (const char* event : {"sched_process_fork", "sched_process_exec"}) {
       fs::create_directories(events + "/sched/" + event);
       std::ofstream(events + "/sched/" + event + "/format")
-          << Golden(std::string(event) + ".format");
+          << TracefsGolden(std::string(event) + ".format");
     }
-    std::ofstream(events + "/header_page") << Golden("header_page");
+    std::ofstream(events + "/header_page") << TracefsGolden("header_page");
     for (int cpu = 0; cpu < 2; ++cpu) {
       const std::string cpu_dir = dir_.File("instance/per_cpu/cpu" + std::to_string(cpu));
       fs::create_directories(cpu_dir);
@@ -90,13 +86,8 @@ class RawReaderTest : public ::testing::Test {
       writers_[cpu] = open(pipe.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
       ASSERT_GE(writers_[cpu], 0) << std::strerror(errno);
     }
-    auto format = [](const char* event) {
-      auto parsed = ParseEventFormat(Golden(std::string(event) + ".format"), event);
-      EXPECT_TRUE(parsed);
-      return parsed ? *parsed : RawFormat{};
-    };
-    fork_ = format("sched_process_fork");
-    exec_ = format("sched_process_exec");
+    fork_ = GoldenFormat("sched_process_fork");
+    exec_ = GoldenFormat("sched_process_exec");
     // The trace clock as the reader sees it before each cpu's read.
     reader_->SetClock(
         [this] {
