@@ -12,50 +12,21 @@
 
 #include "event/temp_dir.h"
 #include "session/raw_events.h"
+#include "session/raw_test_pages.h"
 #include "session/tracefs_golden.h"
 
 namespace rastrace::session {
 namespace {
 
 using testing::GoldenFormat;
+using testing::Record;
 using testing::TracefsGolden;
 
 // A page of the kernel's layout holding one record at `timestamp`.
 std::vector<uint8_t> Page(uint64_t timestamp, const std::vector<uint8_t>& payload) {
-  std::vector<uint8_t> page(16, 0);
-  std::memcpy(page.data(), &timestamp, 8);
-  const uint32_t header = 0, length = static_cast<uint32_t>(payload.size() + 4);
-  page.insert(page.end(), reinterpret_cast<const uint8_t*>(&header),
-              reinterpret_cast<const uint8_t*>(&header) + 4);
-  page.insert(page.end(), reinterpret_cast<const uint8_t*>(&length),
-              reinterpret_cast<const uint8_t*>(&length) + 4);
-  page.insert(page.end(), payload.begin(), payload.end());
-  while (page.size() % 4 != 0) page.push_back(0);
-  const uint64_t commit = page.size() - 16;
-  std::memcpy(page.data() + 8, &commit, 8);
-  page.resize(4096, 0);
-  return page;
-}
-
-// A record of `format` by thread `pid` with the u32 fields `values`, and `text` as the first
-// __data_loc field when given.
-std::vector<uint8_t> Record(const RawFormat& format, uint32_t pid,
-                            std::initializer_list<std::pair<const char*, uint32_t>> values,
-                            std::string_view text = {}, const char* text_field = nullptr) {
-  std::vector<uint8_t> bytes(64, 0);
-  std::memcpy(bytes.data(), &format.id, 2);
-  std::memcpy(bytes.data() + 4, &pid, 4);
-  for (auto [name, value] : values) {
-    std::memcpy(bytes.data() + format.fields.at(name).offset, &value, 4);
-  }
-  if (text_field != nullptr) {
-    const uint32_t loc =
-        static_cast<uint32_t>(bytes.size()) | static_cast<uint32_t>(text.size() + 1) << 16;
-    std::memcpy(bytes.data() + format.fields.at(text_field).offset, &loc, 4);
-    bytes.insert(bytes.end(), text.begin(), text.end());
-    bytes.push_back(0);
-  }
-  return bytes;
+  testing::PageBuilder builder(timestamp);
+  builder.Data(0, payload);
+  return builder.Finish();
 }
 
 // A tracefs of two cpus whose trace_pipe_raw files are FIFOs the test writes pages to.
