@@ -58,9 +58,11 @@ class RecorderTest : public ::testing::Test {
     return *options;
   }
 
-  std::vector<LoggedEvent> StopAndRead() {
+  // The log's events; the session's totals in `totals_out` when given.
+  std::vector<LoggedEvent> StopAndRead(SessionTotals* totals_out = nullptr) {
     auto totals = Recorder::Get().Stop();
     EXPECT_TRUE(totals) << totals.error().message;
+    if (totals && totals_out != nullptr) *totals_out = *totals;
     auto events = ReadLog(dir_.File("log"));
     EXPECT_TRUE(events) << events.error().message;
     return events ? *events : std::vector<LoggedEvent>{};
@@ -330,15 +332,13 @@ TEST_F(RecorderTest, RingsGrowUpToTheLimitAndStillAccountForEveryEvent) {
   ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --buffer-max 64K")));
   constexpr uint64_t kPerThread = 300000;
   const std::vector<uint64_t> tids = FloodFromThreads(2, kPerThread);
-  auto totals = Recorder::Get().Stop();
-  ASSERT_TRUE(totals) << totals.error().message;
+  SessionTotals totals;
+  const auto events = StopAndRead(&totals);
   // 12 MB from rings of 4 KiB: the writer cannot keep up without growing them.
-  EXPECT_GE(totals->ring_growths, 1u);
-  EXPECT_GT(totals->largest_ring_bytes, 4096u);
-  EXPECT_LE(totals->largest_ring_bytes, 65536u);
-  auto events = ReadLog(dir_.File("log"));
-  ASSERT_TRUE(events) << events.error().message;
-  ExpectEveryEventWrittenOrLost(*events, tids, kPerThread);
+  EXPECT_GE(totals.ring_growths, 1u);
+  EXPECT_GT(totals.largest_ring_bytes, 4096u);
+  EXPECT_LE(totals.largest_ring_bytes, 65536u);
+  ExpectEveryEventWrittenOrLost(events, tids, kPerThread);
 }
 
 // A thread's first larger region is offered when it registers: a burst right after its first
@@ -350,14 +350,12 @@ TEST_F(RecorderTest, AThreadMayGrowFromItsFirstHook) {
     for (uint64_t i = 0; i < 190; ++i) TRCHKL2T(0x05000000, 0, i);
   });
   burst.join();
-  auto totals = Recorder::Get().Stop();
-  ASSERT_TRUE(totals) << totals.error().message;
-  EXPECT_EQ(totals->events_lost, 0u);
-  EXPECT_EQ(totals->ring_growths, 1u);
-  EXPECT_EQ(totals->largest_ring_bytes, 8192u);
-  auto events = ReadLog(dir_.File("log"));
-  ASSERT_TRUE(events) << events.error().message;
-  EXPECT_EQ(WithHook(*events, 0x0500).size(), 190u);
+  SessionTotals totals;
+  const auto events = StopAndRead(&totals);
+  EXPECT_EQ(totals.events_lost, 0u);
+  EXPECT_EQ(totals.ring_growths, 1u);
+  EXPECT_EQ(totals.largest_ring_bytes, 8192u);
+  EXPECT_EQ(WithHook(events, 0x0500).size(), 190u);
 }
 
 // -T alone keeps the AIX meaning: the ring has that size, however far the writer falls behind.
