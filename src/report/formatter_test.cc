@@ -51,15 +51,16 @@ TEST(Formatter, GivesTheTemplateTheThreadAndReportFacts) {
                         "010 1.0 $PID $TID $CPUID $PRI $TOTALCPUS $TRACEDCPUS $REPORTEDCPUS "
                         "$RELLINENO",
                         facts),
-            "6 7 3 120 8 4 2 5");
+            "0006 0007 0003 0078 0008 0004 0002 0005");  // macros print as %04X (seed 002)
 }
 
 TEST(Formatter, IpAddressIsThisMachines) {
   LogBuilder log;
   log.Hook(0x0100, 0, {}, 7, 10);
   uint32_t a = LocalIpv4Address();
-  EXPECT_EQ(FormatFirst(log, "010 1.0 $IPADDR", PreparedEvent{}),
-            fmt::format("{}.{}.{}.{}", a >> 24, (a >> 16) & 0xFF, (a >> 8) & 0xFF, a & 0xFF));
+  // A 4-byte number, most significant byte first (192.168.0.1 is C0A80001), printed as every
+  // macro is: %04X.
+  EXPECT_EQ(FormatFirst(log, "010 1.0 $IPADDR", PreparedEvent{}), fmt::format("{:04X}", a));
 }
 
 }  // namespace

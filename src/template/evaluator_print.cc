@@ -159,20 +159,12 @@ void Evaluator::Impl::PrintValue(const Value& v) {
   }
   if (v.source == Value::Source::kSpecial && v.format.kind == MacroFormat::Kind::kDefault) {
     switch (StyleOf(v.special)) {
-      case SpecialStyle::kDecimal:
+      case SpecialStyle::kLayout:
         w.Format("{}", SpecialValue(v.special));
         return;
       case SpecialStyle::kText:
         w.Text(SpecialText(v.special));
         return;
-      case SpecialStyle::kTraceId:
-        TraceIdText(w.Raw());
-        return;
-      case SpecialStyle::kIp: {
-        uint32_t ip = ctx->ip_address;
-        w.Format("{}.{}.{}.{}", ip >> 24, (ip >> 16) & 0xFF, (ip >> 8) & 0xFF, ip & 0xFF);
-        return;
-      }
       case SpecialStyle::kHex:
         break;
     }

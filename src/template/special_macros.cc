@@ -81,27 +81,11 @@ SpecialStyle StyleOf(Special special) {
   switch (special) {
     case Special::kHookEnv:
     case Special::kTraceEnv:
-    case Special::kRelLineNo:
-    case Special::kWordSize:
-    case Special::kGeneric:
-    case Special::kTotalCpus:
-    case Special::kTracedCpus:
-    case Special::kReportedCpus:
-    case Special::kLargeDataTypes:
-    case Special::kPid:
-    case Special::kTid:
-    case Special::kCpuId:
-    case Special::kPri:
-    case Special::kBuff:
-      return SpecialStyle::kDecimal;
+      return SpecialStyle::kLayout;
     case Special::kSvc:
     case Special::kExecPath:
     case Special::kLogFile:
       return SpecialStyle::kText;
-    case Special::kTraceId:
-      return SpecialStyle::kTraceId;
-    case Special::kIpAddr:
-      return SpecialStyle::kIp;
     default:
       return SpecialStyle::kHex;
   }

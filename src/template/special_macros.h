@@ -48,13 +48,12 @@ enum class Special : uint8_t {
 
 enum class Action : uint8_t { kError, kStop, kBreak, kSkip, kDefault };
 
-// How a special macro prints when no %format is given.
+// How a special macro prints when no %format is given. Seed 002 section II: a macro prints like
+// %04X; only the macros the seed gives as text differ.
 enum class SpecialStyle : uint8_t {
-  kHex,      // like a user macro: %04X
-  kDecimal,  // counts and ids: $PID, $CPUID, $HOOKENV, ...
-  kText,     // $SVC, $EXECPATH, $LOGFILE
-  kTraceId,  // %03X for a 12-bit id, else %04X
-  kIp,       // dotted quad
+  kHex,     // like a user macro: %04X ($PID, $RELLINENO, $TRACEID, $IPADDR, ...)
+  kText,    // $SVC, $EXECPATH, $LOGFILE
+  kLayout,  // $HOOKENV, $TRACEENV: "32" or "64"
 };
 
 std::optional<Special> FindSpecial(std::string_view name);
