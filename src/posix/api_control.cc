@@ -71,12 +71,9 @@ int Create(pid_t pid, const trace_attr_t* attr, int log_fd, trace_id_t* trid) {
   params.has_log = has_log ? 1 : 0;
   params.target_pid = target;
   InitStream(*s, params);
-  if (target == g_pid) {
-    // The ids this process already uses name the same types in the new stream.
-    for (const auto& [id, event_name] : LocalEventNames()) AddName(*s, event_name, id);
-  }
   auto trace = std::make_shared<ActiveTrace>(s, geometry.map_bytes, name, target);
-  if (int rc = AttachStreamTo(target, name); rc != 0) {
+  // The event types the target opened so far are listed at once, at the ids it uses.
+  if (int rc = AttachStreamTo(target, name, *s); rc != 0) {
     shm_unlink(name.c_str());
     return rc;
   }
@@ -167,12 +164,12 @@ API int posix_trace_shutdown(trace_id_t trid) {
 API int posix_trace_clear(trace_id_t trid) {
   auto trace = FindActive(trid);
   if (!trace) return EINVAL;
-  {
-    std::lock_guard lock(trace->mutex);
-    trace->reader.Clear();
-  }
-  std::lock_guard lock(trace->control);
-  RestartWhenDrained(*trace->stream);
+  // "The trace stream status shall remain unchanged": running stays running, suspended stays
+  // suspended, also when UNTIL_FULL suspended it (StreamReader::Clear cancels that restart).
+  // The reader's lock first, as the log flusher takes them.
+  std::lock_guard lock(trace->mutex);
+  std::lock_guard control(trace->control);
+  trace->reader.Clear();
   return 0;
 }
 

@@ -13,7 +13,7 @@
 namespace rastrace::posix {
 
 inline constexpr uint32_t kStreamMagic = 0x52545053;    // "SPTR"
-inline constexpr uint32_t kRegistryMagic = 0x52545052;  // "RPTR"
+inline constexpr uint32_t kRegistryMagic = 0x32545052;  // "RPT2": with the event-type names
 inline constexpr uint32_t kLayoutVersion = 1;
 inline constexpr unsigned kAttrMagic = 0x41545452;  // marks an initialized trace_attr_t
 
@@ -121,6 +121,8 @@ inline constexpr size_t SlotsOffset() {
 // stream into a free entry and sets kRegistryDirty in `hot`; the traced process notices on its
 // next event. The low bits of `hot` are the attachment slots the traced process uses, so that
 // posix_trace_event learns from one word that it has nothing to do.
+// `names` mirrors the event types the process opened (id kFirstUserId + i), so that a controller
+// creating a stream for it lists them at once, without waiting for the process to run.
 struct RegistryShared {
   uint32_t magic;
   uint32_t owner_uid;
@@ -132,6 +134,8 @@ struct RegistryShared {
     std::atomic<uint32_t> used;
     char name[kShmNameMax];
   } entries[TRACE_SYS_MAX];
+  uint32_t name_count;  // written under `mutex`
+  char names[TRACE_USER_EVENT_MAX][TRACE_EVENT_NAME_MAX + 1];
 };
 
 }  // namespace rastrace::posix

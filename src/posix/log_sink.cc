@@ -218,7 +218,7 @@ std::vector<uint8_t> LogSink::AutomaticStop() const {
   stop.data.resize(sizeof automatic);
   std::memcpy(stop.data.data(), &automatic, sizeof automatic);
   std::vector<uint8_t> out;
-  EncodePosixEvent(stop, "POSIX_TRACE_STOP", order_, out);
+  EncodePosixEvent(stop, SystemEventName(POSIX_TRACE_STOP), order_, out);
   return out;
 }
 

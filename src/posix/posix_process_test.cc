@@ -166,6 +166,45 @@ TEST(OtherProcess, ControllerTracesAProcessByPid) {
   close(done[1]);
 }
 
+// The type list of a stream tracing another process holds the types that process opened before
+// the stream was created and those it opens later, before it records any event of them.
+TEST(OtherProcess, TypeListHoldsTheTypesTheProcessOpened) {
+  int go[2], done[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(done), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);
+    close(go[1]);
+    close(done[0]);
+    trace_event_id_t id;
+    if (posix_trace_eventid_open("remote.before", &id) != 0) _exit(2);
+    if (write(done[1], "r", 1) != 1) _exit(3);
+    char byte;
+    if (read(go[0], &byte, 1) != 1) _exit(4);
+    if (posix_trace_eventid_open("remote.after", &id) != 0) _exit(5);
+    if (write(done[1], "o", 1) != 1) _exit(6);
+    if (read(go[0], &byte, 1) < 0) _exit(7);  // stay alive until told
+    _exit(0);
+  }
+  close(go[0]);
+  close(done[1]);
+  char byte;
+  ASSERT_EQ(read(done[0], &byte, 1), 1);
+  trace_id_t trid;
+  ASSERT_EQ(posix_trace_create(child, nullptr, &trid), 0);
+  EXPECT_GE(ListedId(trid, "remote.before"), 0);
+  EXPECT_EQ(ListedId(trid, "remote.after"), -1);
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  ASSERT_EQ(read(done[0], &byte, 1), 1);
+  EXPECT_GE(ListedId(trid, "remote.after"), 0);
+  ASSERT_EQ(posix_trace_shutdown(trid), 0);
+  close(go[1]);
+  EXPECT_EQ(WaitChild(child), 0);
+  close(done[0]);
+}
+
 TEST(OtherProcess, TracingByPidContinuesAcrossExec) {
   const char* bin = std::getenv("RASTRACE_BIN");
   std::string example = bin ? std::string(bin) + "/posix-trace-example" : "";

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "posix/test_util.h"
@@ -88,7 +89,7 @@ TEST_F(Stream, EventsOnlyWhileRunningWithStartAndStopEvents) {
   EXPECT_EQ(NameOf(trid_, events[1].info.posix_event_id), "stream.test.run");
   EXPECT_EQ(events[2].info.posix_event_id, POSIX_TRACE_STOP);
   EXPECT_EQ(IntData(events[2]), 0);  // explicit stop
-  EXPECT_EQ(NameOf(trid_, POSIX_TRACE_STOP), "POSIX_TRACE_STOP");
+  EXPECT_EQ(NameOf(trid_, POSIX_TRACE_STOP), "posix_trace_stop");
 }
 
 TEST_F(Stream, TimestampIsRealtimeAndOrdered) {
@@ -249,20 +250,49 @@ TEST_F(Stream, UntilFullStoppedExplicitlyWhileFullStaysStoppedWhenDrained) {
   EXPECT_EQ(IntData(events[1]), 50);
 }
 
-TEST_F(Stream, UntilFullClearedStreamRestarts) {
+// XSH posix_trace_clear: "the trace stream status shall remain unchanged (that is, if it was
+// running, it remains running and if it was suspended, it remains suspended)"; the full status
+// becomes NOT_FULL. Seed 003: SUSPENDED + NOT_FULL is a stream "the posix_trace_clear subroutine
+// cleared".
+TEST_F(Stream, UntilFullStoppedStreamStaysSuspendedWhenCleared) {
   Create(POSIX_TRACE_UNTIL_FULL, 10);
   trace_event_id_t id;
   ASSERT_EQ(posix_trace_eventid_open("stream.test.clear", &id), 0);
   ASSERT_EQ(posix_trace_start(trid_), 0);
-  for (int i = 1; i <= 8; ++i) posix_trace_event(id, &i, sizeof i);
+  for (int i = 1; i <= 12; ++i) posix_trace_event(id, &i, sizeof i);
+  posix_trace_status_info full = Status();
+  ASSERT_EQ(full.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  ASSERT_EQ(full.posix_stream_full_status, POSIX_TRACE_FULL);
   ASSERT_EQ(posix_trace_clear(trid_), 0);
-  EXPECT_EQ(Status().posix_stream_status, POSIX_TRACE_RUNNING);
+  posix_trace_status_info s = Status();
+  EXPECT_EQ(s.posix_stream_status, POSIX_TRACE_SUSPENDED);
+  EXPECT_EQ(s.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+  EXPECT_EQ(s.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
   int value = 7;
+  posix_trace_event(id, &value, sizeof value);  // suspended: not recorded
+  EXPECT_TRUE(Drain(trid_).empty());
+  EXPECT_EQ(Status().posix_stream_status, POSIX_TRACE_SUSPENDED);  // reading does not restart it
+  EXPECT_EQ(Status().posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  value = 8;
   posix_trace_event(id, &value, sizeof value);
   auto events = Drain(trid_);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].info.posix_event_id, POSIX_TRACE_START);
-  EXPECT_EQ(IntData(events[1]), 7);
+  EXPECT_EQ(IntData(events[1]), 8);
+}
+
+TEST_F(Stream, ExplicitlySuspendedStreamStaysSuspendedWhenCleared) {
+  Create(POSIX_TRACE_UNTIL_FULL, 10);
+  trace_event_id_t id;
+  ASSERT_EQ(posix_trace_eventid_open("stream.test.clear", &id), 0);
+  ASSERT_EQ(posix_trace_start(trid_), 0);
+  int value = 1;
+  posix_trace_event(id, &value, sizeof value);
+  ASSERT_EQ(posix_trace_stop(trid_), 0);
+  ASSERT_EQ(posix_trace_clear(trid_), 0);
+  EXPECT_EQ(Status().posix_stream_status, POSIX_TRACE_SUSPENDED);
+  EXPECT_TRUE(Drain(trid_).empty());
 }
 
 TEST_F(Stream, StreamSizeOverEventSizeIsTheNumberOfEventsKept) {
@@ -407,12 +437,40 @@ TEST_F(Stream, EventTypeListNamesAndUnnamedUserEvent) {
   int unavailable = 1;
   ASSERT_EQ(posix_trace_eventtypelist_getnext_id(trid_, &first, &unavailable), 0);
   EXPECT_EQ(unavailable, 0);
-  EXPECT_EQ(NameOf(trid_, POSIX_TRACE_UNNAMED_USER_EVENT), "POSIX_TRACE_UNNAMED_USER_EVENT");
+  EXPECT_EQ(NameOf(trid_, POSIX_TRACE_UNNAMED_USER_EVENT), "posix_trace_unnamed_userevent");
   std::string long_name(TRACE_EVENT_NAME_MAX + 1, 'n');
   EXPECT_EQ(posix_trace_trid_eventid_open(trid_, long_name.c_str(), &x), ENAMETOOLONG);
   EXPECT_EQ(posix_trace_eventid_get_name(trid_, 400, nullptr), EINVAL);
   char name[TRACE_EVENT_NAME_MAX + 1];
   EXPECT_EQ(posix_trace_eventid_get_name(trid_, 300, name), EINVAL);
+}
+
+// The names of the predefined event types, as XSH 2.11.3 spells them.
+TEST_F(Stream, SystemEventTypesHaveTheStandardsNames) {
+  ASSERT_EQ(posix_trace_create(0, nullptr, &trid_), 0);
+  const std::pair<trace_event_id_t, const char*> expected[] = {
+      {POSIX_TRACE_ERROR, "posix_trace_error"},
+      {POSIX_TRACE_START, "posix_trace_start"},
+      {POSIX_TRACE_STOP, "posix_trace_stop"},
+      {POSIX_TRACE_OVERFLOW, "posix_trace_overflow"},
+      {POSIX_TRACE_RESUME, "posix_trace_resume"},
+      {POSIX_TRACE_FILTER, "posix_trace_filter"},
+      {POSIX_TRACE_FLUSH_START, "posix_trace_flush_start"},
+      {POSIX_TRACE_FLUSH_STOP, "posix_trace_flush_stop"},
+      {POSIX_TRACE_UNNAMED_USEREVENT, "posix_trace_unnamed_userevent"},
+  };
+  for (const auto& [id, name] : expected) EXPECT_EQ(NameOf(trid_, id), name) << id;
+}
+
+// XSH posix_trace_eventtypelist_getnext_id: the list holds "the trace event type identifiers of
+// all the trace event types defined ... for the traced process", so a type the process opens
+// after the stream was created is listed at once, before any event of it is recorded.
+TEST_F(Stream, TypeOpenedAfterTheStreamWasCreatedIsListed) {
+  ASSERT_EQ(posix_trace_create(0, nullptr, &trid_), 0);
+  trace_event_id_t late = 0;
+  ASSERT_EQ(posix_trace_eventid_open("stream.types.late", &late), 0);
+  // Listed, with the id the process uses (a stream of this process).
+  EXPECT_EQ(ListedId(trid_, "stream.types.late"), static_cast<long>(late));
 }
 
 TEST(EventIdOpen, SameNameSameIdAndUnnamedPastTheLimit) {

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -87,6 +88,10 @@ bool ReuseRegistryAfterExec() {
   if (r.magic != kRegistryMagic || r.pid != g_pid || start_time == 0 ||
       r.start_time != start_time) {
     return false;
+  }
+  {
+    SharedLock lock(r.mutex);
+    r.name_count = 0;  // the event types were the old image's
   }
   r.hot.store(kRegistryDirty);  // attach the listed streams at the first event
   return true;
@@ -196,6 +201,22 @@ void RefreshLocked() {
   }
 }
 
+// Copies this process's event-type names into registry `r` (a new one, nobody else holds it).
+void MirrorLocalNames(RegistryShared& r) {
+  const unsigned count = g_local_count.load(std::memory_order_relaxed);
+  for (unsigned i = 0; i < count; ++i) std::memcpy(r.names[i], g_local_names[i], sizeof r.names[i]);
+  r.name_count = count;
+}
+
+// Adds the names listed in registry `r` to stream `s`, each at its id in the process when free.
+void AddRegistryNames(const RegistryShared& r, StreamShared& s) {
+  const unsigned count = std::min<unsigned>(r.name_count, TRACE_USER_EVENT_MAX);
+  for (unsigned i = 0; i < count; ++i) {
+    const char* name = r.names[i];
+    AddName(s, std::string_view(name, strnlen(name, TRACE_EVENT_NAME_MAX)), kFirstUserId + i);
+  }
+}
+
 void BeforeFork() {
   g_mutex.lock();
 }
@@ -210,6 +231,7 @@ void AfterForkInChild() {
   g_pid = static_cast<int32_t>(getpid());
   t_me = ThreadIdentity{};
   CreateRegistry();
+  MirrorLocalNames(*g_registry);
   unsigned next_entry = 0;
   for (unsigned slot = 0; slot < TRACE_SYS_MAX; ++slot) {
     Attachment& a = g_attachments[slot];
@@ -355,10 +377,12 @@ int WithRegistryOf(pid_t pid, F f) {
 
 }  // namespace
 
-int AttachStreamTo(pid_t pid, const std::string& shm_name) {
+int AttachStreamTo(pid_t pid, const std::string& shm_name, StreamShared& stream) {
   return WithRegistryOf(pid, [&](RegistryShared& r) {
     for (auto& e : r.entries) {
       if (e.used.load() != 0) continue;
+      // Under the registry's lock: a name the process opens later finds this entry listed.
+      AddRegistryNames(r, stream);
       std::snprintf(e.name, sizeof e.name, "%s", shm_name.c_str());
       e.used.store(1);
       r.hot.fetch_or(kRegistryDirty, std::memory_order_release);
@@ -396,6 +420,21 @@ int OpenLocalEventId(std::string_view name, unsigned& id) {
   g_local_names[count][name.size()] = '\0';
   g_local_count.store(count + 1, std::memory_order_release);
   id = kFirstUserId + count;
+  // Every stream tracing this process lists the new type at once ("the list of trace event
+  // types ... of the trace stream"), not only once an event of it is recorded: the registry
+  // mirror serves controllers creating a stream from now on, and the streams already listed
+  // (attached here first) get the name now.
+  {
+    SharedLock registry_lock(g_registry->mutex);
+    std::memcpy(g_registry->names[count], g_local_names[count], sizeof g_registry->names[count]);
+    g_registry->name_count = count + 1;
+  }
+  RefreshLocked();
+  for (Attachment& a : g_attachments) {
+    if (StreamShared* s = a.stream.load(std::memory_order_relaxed)) {
+      if (s->state.load() != kStateShutdown) AddName(*s, g_local_names[count], id);
+    }
+  }
   return 0;
 }
 
@@ -405,13 +444,6 @@ bool LocalEventName(unsigned id, std::string& out) {
   }
   out.assign(g_local_names[id - kFirstUserId]);
   return true;
-}
-
-std::vector<std::pair<unsigned, std::string>> LocalEventNames() {
-  std::vector<std::pair<unsigned, std::string>> names;
-  unsigned count = g_local_count.load(std::memory_order_acquire);
-  for (unsigned i = 0; i < count; ++i) names.emplace_back(kFirstUserId + i, g_local_names[i]);
-  return names;
 }
 
 }  // namespace rastrace::posix

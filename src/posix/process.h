@@ -67,17 +67,16 @@ void DropShutDownStream(unsigned slot);
 // when `local_id` names no event type of this process.
 uint16_t ResolveEventId(unsigned slot, unsigned local_id);
 
-// Registers stream `shm_name` with the registry of `pid` (this process when pid is ours).
+// Registers stream `shm_name` with the registry of `pid` (this process when pid is ours) and
+// adds the event types that process opened so far to `stream`.
 // Returns 0 or ESRCH (no such process, or one not using the library), EPERM (another user's),
 // EAGAIN (TRACE_SYS_MAX streams already trace it).
-int AttachStreamTo(pid_t pid, const std::string& shm_name);
+int AttachStreamTo(pid_t pid, const std::string& shm_name, StreamShared& stream);
 void DetachStreamFrom(pid_t pid, const std::string& shm_name);
 
-// This process's event-type names.
+// This process's event-type names. A new name is added to every stream tracing the process.
 int OpenLocalEventId(std::string_view name, unsigned& id);
 bool LocalEventName(unsigned id, std::string& out);
-// Every (id, name) opened so far.
-std::vector<std::pair<unsigned, std::string>> LocalEventNames();
 
 // Maps a stream's shared memory object; nullptr with `error` set when it cannot be used.
 StreamShared* MapStream(const std::string& shm_name, size_t& map_bytes, int& error);

@@ -10,10 +10,12 @@
 namespace rastrace::posix {
 namespace {
 
-constexpr const char* kSystemNames[kSystemEventCount] = {
-    "POSIX_TRACE_START",  "POSIX_TRACE_STOP",        "POSIX_TRACE_OVERFLOW",
-    "POSIX_TRACE_RESUME", "POSIX_TRACE_FLUSH_START", "POSIX_TRACE_FLUSH_STOP",
-    "POSIX_TRACE_ERROR",  "POSIX_TRACE_FILTER",      "POSIX_TRACE_UNNAMED_USER_EVENT",
+// The names XSH gives the predefined event types (section 2.11.3, and
+// posix_trace_eventid_open for the unnamed user event), by id.
+constexpr std::string_view kSystemNames[kSystemEventCount] = {
+    "posix_trace_start",  "posix_trace_stop",        "posix_trace_overflow",
+    "posix_trace_resume", "posix_trace_flush_start", "posix_trace_flush_stop",
+    "posix_trace_error",  "posix_trace_filter",      "posix_trace_unnamed_userevent",
 };
 
 void SetOnce(std::atomic<uint32_t>& flag) {
@@ -137,9 +139,13 @@ void InitStream(StreamShared& s, const StreamParams& params) {
   s.state.store(kStateSuspended);
   InitSharedMutex(s.names_mutex);
   for (unsigned id = 0; id < kSystemEventCount; ++id) {
-    std::strncpy(s.names[id].name, kSystemNames[id], TRACE_EVENT_NAME_MAX);
+    kSystemNames[id].copy(s.names[id].name, TRACE_EVENT_NAME_MAX);
     s.names[id].used.store(1, std::memory_order_release);
   }
+}
+
+std::string_view SystemEventName(unsigned id) {
+  return id < kSystemEventCount ? kSystemNames[id] : std::string_view();
 }
 
 std::optional<unsigned> FindName(StreamShared& s, std::string_view name) {
@@ -258,7 +264,9 @@ void StreamReader::Clear() {
   s_.lost_in_flush.store(0);
   s_.full.store(0);
   s_.stream_overrun.store(0);
-  // auto_stopped stays: a cleared stream is empty, and RestartWhenDrained starts it again.
+  // The stream keeps its running/suspended state: one that UNTIL_FULL stopped stays suspended
+  // (and NOT_FULL) until posix_trace_start, instead of restarting as a drained stream would.
+  s_.auto_stopped.store(0);
 }
 
 }  // namespace rastrace::posix

@@ -130,6 +130,9 @@ StreamGeometry GeometryFor(const trace_attr_t& attr);
 // Initializes freshly zeroed shared memory of GeometryFor(params.attr).map_bytes bytes.
 void InitStream(StreamShared& s, const StreamParams& params);
 
+// The name of system event type `id` (posix_trace_start, ...); empty for other ids.
+std::string_view SystemEventName(unsigned id);
+
 // Event-type names of the stream. AddName returns the id of `name`, adding it (at `hint` when
 // that user id is free) when new; POSIX_TRACE_UNNAMED_USER_EVENT when the table is full.
 std::optional<unsigned> FindName(StreamShared& s, std::string_view name);

@@ -28,6 +28,25 @@ std::string NameOf(trace_id_t trid, trace_event_id_t id) {
   return name;
 }
 
+std::vector<std::pair<trace_event_id_t, std::string>> EventTypes(trace_id_t trid) {
+  std::vector<std::pair<trace_event_id_t, std::string>> types;
+  if (posix_trace_eventtypelist_rewind(trid) != 0) return types;
+  for (;;) {
+    trace_event_id_t id = 0;
+    int unavailable = 0;
+    if (posix_trace_eventtypelist_getnext_id(trid, &id, &unavailable) != 0 || unavailable) break;
+    types.emplace_back(id, NameOf(trid, id));
+  }
+  return types;
+}
+
+long ListedId(trace_id_t trid, const std::string& name) {
+  for (const auto& [id, type_name] : EventTypes(trid)) {
+    if (type_name == name) return static_cast<long>(id);
+  }
+  return -1;
+}
+
 int IntData(const ReadEvent& e) {
   int v = -1;
   if (e.data.size() >= sizeof v) std::memcpy(&v, e.data.data(), sizeof v);

@@ -65,6 +65,11 @@ int ScanLog(LogTrace& trace) {
     }
   }
   if (!have_attr) return EINVAL;  // a trace log, but not of a POSIX trace stream
+  // The system types have the standard's names, also in logs written before rastrace used them
+  // (upper case).
+  for (unsigned id = 0; id < kSystemEventCount; ++id) {
+    if (trace.named[id]) trace.names[id] = SystemEventName(id);
+  }
   return trace.Rewind();
 }
 
