@@ -57,6 +57,25 @@ TEST(Resolver, RefusesSegmentedFormsClearly) {
   EXPECT_NE(compiled.error().message.find("segmented"), std::string::npos);
 }
 
+// trcust keeps OS/2's segment register addresses and IS pointers; attaching them is refused
+// with the same message. IF on MEM32 follows one flat pointer, as INDIRECT does, and attaches.
+TEST(Resolver, RefusesSegmentRegisterAddressesAndIsPointers) {
+  for (const char* statement :
+       {"MEM32=(RDS+DI,DIRECT,4)", "ASCIIZ32=(RSS+SP+2,DIRECT,8)", "MEM32=(SS:BP+6,DIRECT,2)",
+        "MEM32=(.DyntraceResolverBuffer,IS,4)", "ASCIIZ=(RDS+SI,IF,8)"}) {
+    auto compiled = ResolveHere(Header() + "TRACE TP=.DyntraceElfProbeMe,\n  " + statement + "\n");
+    ASSERT_FALSE(compiled) << statement;
+    EXPECT_NE(compiled.error().message.find("test.tsf:4:3"), std::string::npos)
+        << compiled.error().message;
+    EXPECT_NE(compiled.error().message.find("segmented"), std::string::npos)
+        << compiled.error().message;
+  }
+  auto flat = ResolveHere(Header() +
+                          "TRACE TP=.DyntraceElfProbeMe, MEM32=(.DyntraceResolverBuffer,IF,4)\n");
+  ASSERT_TRUE(flat) << flat.error().message;
+  EXPECT_EQ((*flat)[0].data[0].address.levels, 1);
+}
+
 TEST(Resolver, RefusesStaticTracepointsAndUnknownSymbolsWithTheirPosition) {
   auto static_tp = ResolveHere(Header() + "TRACE TP=@STATIC, REGS=(EAX)\n");
   ASSERT_FALSE(static_tp);

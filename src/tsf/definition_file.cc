@@ -35,11 +35,13 @@ std::string AddressText(const Address& a) {
       out = a.reg ? a.reg->name : "?";
       break;
     case Address::Base::kSegmentRegister:
+      // SEG:REG+REG..., or SEG:0 when the offset starts with a number or a subtracted register.
       out = a.segment + ":";
-      if (a.reg) {
-        out += a.reg->name;
-      } else {
-        out += "0";  // the offset is the displacement written below
+      if (a.offset_registers.empty() || a.offset_registers.front().subtract) out += "0";
+      for (size_t i = 0; i < a.offset_registers.size(); ++i) {
+        const RegisterTerm& t = a.offset_registers[i];
+        if (i > 0 || t.subtract) out += t.subtract ? "-" : "+";
+        out += t.reg.name;
       }
       break;
   }

@@ -48,6 +48,34 @@ TEST(DefinitionFile, RoundTripsEveryForm) {
   EXPECT_EQ(back->tracepoints[2].site.line, 77u);
 }
 
+// The segmented forms are kept in the definition file as written, in a form the parser reads
+// back (and the parser of files written before them still reads every older form).
+TEST(DefinitionFile, KeepsTheSegmentedForms) {
+  auto parsed = ParseTsf(R"(MAJOR=7
+    TRACE TP=.f, FMT="%P%F %P%S %P%W %P%Q %P%B",
+      MEM=(RDS+DI,DIRECT,4), ASCIIZ=(RSS+SP+2,IF,16), MEM=(SS:BP+6,INDIRECT*+2,2),
+      MEM32=(RES-SI+BX+0x10+(4),IS,8), MEM=(RGS,D,1))",
+                         "in.tsf");
+  ASSERT_TRUE(parsed.module.has_value()) << parsed.diagnostics[0].ToString();
+  const std::string text = WriteDefinitionText(*parsed.module);
+  auto back = ParseDefinitionText(text, "out.tdf");
+  ASSERT_TRUE(back.ok()) << back.error().message << "\n" << text;
+  const std::string again = WriteDefinitionText(*back);
+  EXPECT_EQ(again.substr(again.find("\nMAJOR")), text.substr(text.find("\nMAJOR")));
+  EXPECT_THAT(text, HasSubstr("MEM=(DS:DI,DIRECT,4)"));
+  EXPECT_THAT(text, HasSubstr("ASCIIZ=(SS:SP+0x2,IF,16)"));
+  EXPECT_THAT(text, HasSubstr("MEM=(SS:BP+0x6,INDIRECT*+0x2,2)"));
+  EXPECT_THAT(text, HasSubstr("MEM32=(ES:0-SI+BX+0x10+(0x4),IS,8)"));
+  EXPECT_THAT(text, HasSubstr("MEM=(GS:0,DIRECT,1)"));
+  const auto& d = back->tracepoints[0].data;
+  ASSERT_EQ(d.size(), 5u);
+  ASSERT_EQ(d[3].address.offset_registers.size(), 2u);
+  EXPECT_TRUE(d[3].address.offset_registers[0].subtract);
+  EXPECT_EQ(d[3].address.offset_registers[1].reg.name, "BX");
+  EXPECT_EQ(d[3].address.final_displacement, 4);
+  for (const DataStatement& s : d) EXPECT_TRUE(s.Segmented());
+}
+
 TEST(DefinitionFile, RejectsOtherFilesAndVersions) {
   EXPECT_THAT(ParseDefinitionText("MAJOR=1\n", "x.tdf").error().message,
               HasSubstr("not a trace definition file"));

@@ -40,6 +40,18 @@ TEST(Fmt, SkipTakesItsTrailingBlank) {
   EXPECT_EQ(Format("%I00001x%B", {1, 2}), "x02");
 }
 
+// Records in declaration order: an ASCIIZ32 record, then REGS=(AX), formatted by two FMT lines
+// (the data cursor runs on from one line to the next).
+TEST(Fmt, RegisterDataAfterAStringRecord) {
+  auto name = ParseFmt("FileName = %P%S");
+  auto ax = ParseFmt("AX = %W");
+  ASSERT_TRUE(name.ok() && ax.ok());
+  const std::vector<FmtLineItems> lines = {name.value(), ax.value()};
+  const std::vector<uint8_t> data = {0, 5, 0, 'a', '.', 't', 'x', 't', 0x34, 0x12};
+  EXPECT_EQ(FormatRecord(lines, {0x64, 0x0001, false, data}),
+            (std::vector<std::string>{"FileName = a.txt", "AX = 1234"}));
+}
+
 TEST(Fmt, PrefixedControls) {
   // MEM32 of 2 bytes: status 0, length 2, then the word.
   EXPECT_EQ(Format("New handle = %P%W", {0, 2, 0, 0x07, 0x00}), "New handle = 0007");

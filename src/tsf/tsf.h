@@ -50,25 +50,36 @@ struct Register {
 // REGS and register-form addresses. nullopt for anything else.
 std::optional<Register> FindRegister(std::string_view name);
 
+// A register added to (or subtracted from) the offset of a segment-register address.
+struct RegisterTerm {
+  Register reg;
+  bool subtract = false;
+};
+
 // The address of memory a data statement records:
 //   symbol form            .name[{+|-}n]...[{+|-}(n)]   (the `.` may be omitted)
 //   register form          REG[{+|-}n]...[{+|-}(n)]     e.g. EBP+8
-//   segment register form  SEG:REG[...] or SEG:n[...]   e.g. SS:BP+6 (segmented only)
+//   segment register form  Rsreg[{+|-}dreg]...[{+|-}n]...[{+|-}(n)], e.g. RDS+DI, RSS+SP
+//                          (OS/2's form: the segment at offset 0 plus the terms), or
+//                          SEG:dreg[...] / SEG:n[...], e.g. SS:BP+6 (segmented only)
 struct Address {
   enum class Base : uint8_t { kSymbol, kRegister, kSegmentRegister };
   Base base = Base::kSymbol;
   std::string symbol;           // kSymbol: the name, case kept
   std::string segment;          // kSegmentRegister: "DS", "SS", ...
-  std::optional<Register> reg;  // kRegister, or kSegmentRegister with a register offset
-  int64_t displacement = 0;     // the sum of every {+|-}n term
+  std::optional<Register> reg;  // kRegister: the base register
+  // kSegmentRegister: the registers of the offset, in the order written (SS:BP+SI: BP, SI).
+  std::vector<RegisterTerm> offset_registers;
+  int64_t displacement = 0;  // the sum of every {+|-}n term
   // {+|-}(n): added to the final address after INDIRECT/IF/IS dereferencing.
   std::optional<int64_t> final_displacement;
 };
 
 // How the address is used: the memory at the address (kDirect), or a pointer stored there that
-// is followed. INDIRECT follows max(1, levels) flat pointers, adding each level's offset after
-// following it (`INDIRECT*+6*+8`); IS follows a 16:16 segmented pointer from flat code (MEM32,
-// ASCIIZ32, LEN); IF follows a flat pointer from segmented code (MEM, ASCIIZ).
+// is followed. INDIRECT follows max(1, levels) pointers, adding each level's offset after
+// following it (`INDIRECT*+6*+8`); IS follows a 16:16 segmented pointer; IF follows a flat
+// pointer from segmented code (MEM, ASCIIZ, LEN). Every flag is accepted on every data
+// statement; IF on MEM32 or ASCIIZ32 (flat code) is INDIRECT: one flat pointer followed.
 enum class Indirection : uint8_t { kDirect, kIndirect, kIndirectFlat, kIndirectSegmented };
 
 enum class DataKind : uint8_t { kRegs, kMem32, kMem, kAsciiz32, kAsciiz, kLen };

@@ -120,7 +120,10 @@ class Parser {
   bool ParseAddress(Address& a);
   bool ParseIndirection(DataStatement& d);
   bool ParseMemory(DataStatement& d);
-  bool ParseSignedTerms(int64_t& sum, std::optional<int64_t>* final_term);
+  // {+|-}n terms (and {+|-}(n) last when final_term is given; {+|-}register when registers is).
+  bool ParseSignedTerms(int64_t& sum, std::optional<int64_t>* final_term,
+                        std::vector<RegisterTerm>* registers = nullptr);
+  bool ParseOffsetRegister(bool subtract, std::vector<RegisterTerm>& registers);
 
   void Error(Location at, std::string message) { sink_.Error(at, std::move(message)); }
 
@@ -624,7 +627,22 @@ bool Parser::ParseTraceItem(const std::string& up, Location at, Tracepoint& tp,
   return true;
 }
 
-bool Parser::ParseSignedTerms(int64_t& sum, std::optional<int64_t>* final_term) {
+bool Parser::ParseOffsetRegister(bool subtract, std::vector<RegisterTerm>& registers) {
+  const Location at = Here();
+  std::string name = ReadName();
+  auto reg = FindRegister(name);
+  if (!reg || reg->segment) {
+    Error(at, fmt::format("expected a general register (BP, SP, SI, DI, AX, BX, CX, DX, IP) in "
+                          "the segment's offset, not '{}'",
+                          name));
+    return false;
+  }
+  registers.push_back({*reg, subtract});
+  return true;
+}
+
+bool Parser::ParseSignedTerms(int64_t& sum, std::optional<int64_t>* final_term,
+                              std::vector<RegisterTerm>* registers) {
   while (true) {
     Skip();
     const char sign = Peek();
@@ -633,6 +651,20 @@ bool Parser::ParseSignedTerms(int64_t& sum, std::optional<int64_t>* final_term) 
     Advance();
     Skip();
     const int64_t factor = sign == '-' ? -1 : 1;
+    if (IsNameStart(Peek())) {
+      if (!registers) {
+        Error(Here(),
+              "expected a displacement (a number); register terms (+DI) belong to "
+              "segment-register addresses such as RDS+DI or SS:BP+6");
+        return false;
+      }
+      if (final_term && final_term->has_value()) {
+        Error(at, "the (n) displacement must be the last term of the address");
+        return false;
+      }
+      if (!ParseOffsetRegister(sign == '-', *registers)) return false;
+      continue;
+    }
     if (Peek() == '(' && final_term) {
       if (final_term->has_value()) {
         Error(at, "only one (n) displacement is allowed, at the end of the address");
@@ -806,11 +838,24 @@ bool Parser::ParseAddress(Address& a) {
   } else if (IsNameStart(Peek())) {
     std::string name = ReadName();
     auto reg = FindRegister(name);
+    // OS/2's segment register form: R and a segment register name, the segment at offset 0
+    // ("RDS refers to data addressed by DS:0"), then the offset's register and number terms.
+    std::optional<Register> r_segment;
+    if (!reg && name.size() == 3 && (name[0] == 'R' || name[0] == 'r')) {
+      r_segment = FindRegister(std::string_view(name).substr(1));
+      if (r_segment && !r_segment->segment) r_segment.reset();
+    }
     Skip();
+    if (r_segment) {
+      a.base = Address::Base::kSegmentRegister;
+      a.segment = r_segment->name;
+      return ParseSignedTerms(a.displacement, &a.final_displacement, &a.offset_registers);
+    }
     if (reg && reg->segment) {
       if (Peek() != ':') {
-        Error(at, fmt::format("segment register {} needs ':' and an offset (as in {}:SI+2)",
-                              reg->name, reg->name));
+        Error(at, fmt::format("segment register {} needs ':' and an offset (as in {}:SI+2), or "
+                              "the R form (R{}+SI)",
+                              reg->name, reg->name, reg->name));
         return false;
       }
       Advance();
@@ -818,20 +863,13 @@ bool Parser::ParseAddress(Address& a) {
       a.base = Address::Base::kSegmentRegister;
       a.segment = reg->name;
       if (IsNameStart(Peek())) {
-        const Location reg_at = Here();
-        std::string offset_reg = ReadName();
-        auto r = FindRegister(offset_reg);
-        if (!r || r->segment) {
-          Error(reg_at, fmt::format("expected a general register or a number after {}:, not '{}'",
-                                    reg->name, offset_reg));
-          return false;
-        }
-        a.reg = *r;
+        if (!ParseOffsetRegister(false, a.offset_registers)) return false;
       } else {
         auto n = ReadNumber("an offset");
         if (!n) return false;
         a.displacement = static_cast<int64_t>(*n);
       }
+      return ParseSignedTerms(a.displacement, &a.final_displacement, &a.offset_registers);
     } else if (reg) {
       a.base = Address::Base::kRegister;
       a.reg = *reg;
@@ -840,7 +878,7 @@ bool Parser::ParseAddress(Address& a) {
       a.symbol = name;
     }
   } else {
-    Error(at, "expected an address: .name, a register (EBP+8) or SEG:offset");
+    Error(at, "expected an address: .name, a register (EBP+8), RDS+DI or SEG:offset");
     return false;
   }
   return ParseSignedTerms(a.displacement, &a.final_displacement);
@@ -850,7 +888,6 @@ bool Parser::ParseIndirection(DataStatement& d) {
   Skip();
   const Location at = Here();
   const std::string up = ToUpper(ReadName());
-  const bool segmented_code = d.kind == DataKind::kMem || d.kind == DataKind::kAsciiz;
   const bool flat_code = d.kind == DataKind::kMem32 || d.kind == DataKind::kAsciiz32;
   if (up == "D" || up == "DIRECT") {
     d.indirection = Indirection::kDirect;
@@ -872,16 +909,10 @@ bool Parser::ParseIndirection(DataStatement& d) {
       d.indirect_offsets.push_back(offset);
     }
   } else if (up == "IF") {
-    if (flat_code) {
-      Error(at, "IF (indirect flat) is for MEM and ASCIIZ; MEM32 and ASCIIZ32 use INDIRECT");
-      return false;
-    }
-    d.indirection = Indirection::kIndirectFlat;
+    // Indirect flat: the address holds a flat pointer. From flat code (MEM32, ASCIIZ32) that is
+    // what INDIRECT follows, so it is kept as INDIRECT and can be attached.
+    d.indirection = flat_code ? Indirection::kIndirect : Indirection::kIndirectFlat;
   } else if (up == "IS") {
-    if (segmented_code) {
-      Error(at, "IS (indirect segmented) is for MEM32 and ASCIIZ32; MEM and ASCIIZ use INDIRECT");
-      return false;
-    }
     d.indirection = Indirection::kIndirectSegmented;
   } else {
     Error(at, "expected DIRECT, INDIRECT[*[+-n]]..., IF or IS");

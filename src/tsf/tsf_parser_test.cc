@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -132,16 +133,125 @@ TEST(TsfParser, AddressFormsAndFlags) {
   EXPECT_TRUE(d[2].Segmented());
   EXPECT_EQ(d[3].address.base, Address::Base::kSegmentRegister);
   EXPECT_EQ(d[3].address.segment, "SS");
-  EXPECT_EQ(d[3].address.reg->name, "BP");
+  ASSERT_EQ(d[3].address.offset_registers.size(), 1u);
+  EXPECT_EQ(d[3].address.offset_registers[0].reg.name, "BP");
   EXPECT_EQ(d[3].indirection, Indirection::kIndirectFlat);
   EXPECT_TRUE(d[3].Segmented());
   EXPECT_EQ(d[4].address.displacement, 0x10);
-  EXPECT_FALSE(d[4].address.reg.has_value());
+  EXPECT_TRUE(d[4].address.offset_registers.empty());
   ASSERT_EQ(d[6].registers.size(), 4u);
   EXPECT_EQ(d[6].registers[1].name, "RIP");
   EXPECT_EQ(d[6].registers[1].size, 8);
   EXPECT_TRUE(d[6].registers[2].segment);
   EXPECT_TRUE(d[6].registers[3].variable);
+}
+
+// Spec os2.md: the segmented forms "are parsed and kept in format files". OS/2's segment
+// register form is Rsreg[{+|-}dreg]...[{+|-}n]...[{+|-}(n)]: RDS is DS:0.
+TEST(TsfParser, SegmentedFormsAreParsed) {
+  Module m = MustParse(R"(MAJOR=3
+    TRACE TP=.f,
+      MEM=(RDS+DI,DIRECT,4),
+      ASCIIZ=(RSS+SP+2,INDIRECT,16),
+      MEM=(SS:BP+6,DIRECT,2),
+      MEM32=(res+BX-SI+0x10+(4),IS,8),
+      ASCIIZ=(SS:BP+SI-2,IF,8),
+      MEM=(RGS,D,1),
+      FMT="%P%F %P%S %P%W %P%Q %P%S %P%B"
+  )");
+  const auto& d = m.tracepoints[0].data;
+  ASSERT_EQ(d.size(), 6u);
+  for (const DataStatement& s : d) {
+    EXPECT_EQ(s.address.base, Address::Base::kSegmentRegister);
+    EXPECT_TRUE(s.Segmented());
+  }
+  EXPECT_EQ(d[0].address.segment, "DS");
+  ASSERT_EQ(d[0].address.offset_registers.size(), 1u);
+  EXPECT_EQ(d[0].address.offset_registers[0].reg.name, "DI");
+  EXPECT_FALSE(d[0].address.offset_registers[0].subtract);
+  EXPECT_EQ(d[0].address.displacement, 0);
+  EXPECT_EQ(d[1].address.segment, "SS");
+  EXPECT_EQ(d[1].address.offset_registers[0].reg.name, "SP");
+  EXPECT_EQ(d[1].address.displacement, 2);
+  EXPECT_EQ(d[2].address.offset_registers[0].reg.name, "BP");
+  EXPECT_EQ(d[2].address.displacement, 6);
+  EXPECT_EQ(d[3].address.segment, "ES");
+  ASSERT_EQ(d[3].address.offset_registers.size(), 2u);
+  EXPECT_EQ(d[3].address.offset_registers[1].reg.name, "SI");
+  EXPECT_TRUE(d[3].address.offset_registers[1].subtract);
+  EXPECT_EQ(d[3].address.displacement, 0x10);
+  EXPECT_EQ(d[3].address.final_displacement, 4);
+  EXPECT_EQ(d[4].address.offset_registers.size(), 2u);
+  EXPECT_EQ(d[4].address.displacement, -2);
+  EXPECT_EQ(d[5].address.segment, "GS");
+  EXPECT_TRUE(d[5].address.offset_registers.empty());
+  // `.RDS` is a symbol; RSI stays the x86-64 register.
+  Module symbols = MustParse(
+      "MAJOR=3 TRACE TP=.f, MEM32=(.RDS,D,4), MEM32=(RSI+8,D,4), "
+      "FMT=\"%P%F %P%F\"");
+  EXPECT_EQ(symbols.tracepoints[0].data[0].address.base, Address::Base::kSymbol);
+  EXPECT_EQ(symbols.tracepoints[0].data[0].address.symbol, "RDS");
+  EXPECT_EQ(symbols.tracepoints[0].data[1].address.base, Address::Base::kRegister);
+  EXPECT_EQ(symbols.tracepoints[0].data[1].address.reg->name, "RSI");
+}
+
+// Spec os2.md lists DIRECT, INDIRECT[*[+-n]]..., IF and IS without restriction.
+TEST(TsfParser, EveryFlagOnEveryDataStatement) {
+  for (const char* kind : {"MEM32", "MEM", "ASCIIZ32", "ASCIIZ"}) {
+    for (const char* flag : {"DIRECT", "D", "INDIRECT", "I", "INDIRECT*+4*-2", "IF", "IS"}) {
+      const std::string text =
+          fmt::format("MAJOR=1 TRACE TP=.f, {}=(.p,{},4), FMT=\"%P%U\"", kind, flag);
+      auto out = ParseTsf(text, "t.tsf");
+      EXPECT_TRUE(out.module.has_value()) << text << "\n" << Diagnostics(text);
+    }
+  }
+  for (const char* flag : {"DIRECT", "INDIRECT*+4", "IF", "IS"}) {
+    const std::string text =
+        fmt::format("MAJOR=1 TRACE TP=.f, LEN=(.n,{}), MEM32=(.p,D,LEN), FMT=\"%P%U\"", flag);
+    EXPECT_TRUE(ParseTsf(text, "t.tsf").module.has_value()) << text << "\n" << Diagnostics(text);
+  }
+  // IF from flat code follows one flat pointer: that is INDIRECT, and can be attached.
+  Module m = MustParse(
+      "MAJOR=1 TRACE TP=.f, MEM32=(.p,IF,4), ASCIIZ32=(.s,IF,9), "
+      "MEM=(.q,IF,2), ASCIIZ=(.t,IS,3), FMT=\"%P%F %P%S %P%W %P%S\"");
+  const auto& d = m.tracepoints[0].data;
+  EXPECT_EQ(d[0].indirection, Indirection::kIndirect);
+  EXPECT_FALSE(d[0].Segmented());
+  EXPECT_EQ(d[1].indirection, Indirection::kIndirect);
+  EXPECT_EQ(d[2].indirection, Indirection::kIndirectFlat);
+  EXPECT_EQ(d[3].indirection, Indirection::kIndirectSegmented);
+}
+
+// Data records are in the order of the data statements, whatever it is (seed 004 lists REGS
+// first only as an example).
+TEST(TsfParser, DataInDeclarationOrder) {
+  Module m = MustParse(R"(MAJOR=1
+    TRACE TP=.DosOpen,
+      FMT="FileName = %P%S",
+      FMT="AX = %W",
+      ASCIIZ32=(.FileName,DIRECT,128),
+      REGS=(AX)
+    TRACE TP=.g, FMT="%P%W %F %P%S %W", MEM32=(.a,D,2), REGS=(EAX), ASCIIZ=(RDS+SI,D,8), REGS=(BX)
+  )");
+  ASSERT_EQ(m.tracepoints[0].data.size(), 2u);
+  EXPECT_EQ(m.tracepoints[0].data[0].kind, DataKind::kAsciiz32);
+  EXPECT_EQ(m.tracepoints[0].data[1].kind, DataKind::kRegs);
+  EXPECT_THAT(Diagnostics("MAJOR=1 TRACE TP=.f, FMT=\"%W %P%S\", ASCIIZ32=(.s,D,8), REGS=(AX)"),
+              HasSubstr("%W here, but the next data is the ASCIIZ32 record"));
+}
+
+// LEN= right before the MEM32=/MEM= it sizes, whatever that statement's flags.
+TEST(TsfParser, LenBeforeItsMemWithAnyFlags) {
+  for (const char* mem :
+       {"MEM32=(.p,DIRECT,LEN)", "MEM32=(.p,INDIRECT,LEN)", "MEM32=(.p,INDIRECT*+6*-2,LEN)",
+        "MEM32=(.p,I*,LEN)", "MEM32=(.p,IS,LEN)", "MEM32=(.p,IF,LEN)", "MEM=(RDS+DI,D,LEN)",
+        "MEM=(SS:BP+4,INDIRECT*+2,LEN)", "MEM=(.p,IF,LEN)", "MEM=(.p,IS,LEN)"}) {
+    const std::string text =
+        fmt::format("MAJOR=1 TRACE TP=.f, LEN=(.p,INDIRECT*+4), {}, FMT=\"%P%U\"", mem);
+    auto out = ParseTsf(text, "t.tsf");
+    ASSERT_TRUE(out.module.has_value()) << text << "\n" << Diagnostics(text);
+    EXPECT_TRUE(out.module->tracepoints[0].data[1].length_from_len) << text;
+  }
 }
 
 TEST(TsfParser, StaticTracepointWithoutDataStatementsTakesAnyFmt) {
@@ -223,8 +333,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "length of 0"},
         ErrorCase{"BadFlag", "MAJOR=1\nTRACE TP=@STATIC, MEM32=(.x,SIDEWAYS,2)", "2:29",
                   "expected DIRECT, INDIRECT"},
-        ErrorCase{"IfOnMem32", "MAJOR=1\nTRACE TP=@STATIC, MEM32=(.x,IF,2)", "2:29",
-                  "IF (indirect flat) is for MEM and ASCIIZ"},
+        ErrorCase{"RegisterTermOnSymbol", "MAJOR=1\nTRACE TP=@STATIC, MEM32=(.x+DI,D,2)", "2:29",
+                  "register terms (+DI) belong to segment-register addresses"},
+        ErrorCase{"SegmentRegisterInOffset", "MAJOR=1\nTRACE TP=@STATIC, MEM=(RDS+ES,D,2)", "2:28",
+                  "expected a general register"},
+        ErrorCase{"RegisterAfterFinalTerm", "MAJOR=1\nTRACE TP=@STATIC, MEM=(RDS+(2)+SI,D,2)",
+                  "2:31", "must be the last term"},
         ErrorCase{"LenWithoutLen", "MAJOR=1\nTRACE TP=@STATIC, MEM32=(.x,DIRECT,LEN)", "2:19",
                   "needs a LEN= statement"},
         ErrorCase{"LenNotBeforeMem", "MAJOR=1\nTRACE TP=@STATIC, LEN=(.n,DIRECT), REGS=(AX)",
@@ -268,8 +382,6 @@ INSTANTIATE_TEST_SUITE_P(
                   "MAJOR=1 GROUPLIST NAME=A,ID=1, NAME=B,ID=2\n"
                   "TRACE TP=@STATIC, GROUP=(A,B)",
                   "2:28", "GROUP= takes one group name"},
-        ErrorCase{"IsOnMem", "MAJOR=1\nTRACE TP=@STATIC, MEM=(DS:SI,IS,2)", "2:30",
-                  "IS (indirect segmented) is for MEM32"},
         ErrorCase{"LenOnAsciiz", "MAJOR=1\nTRACE TP=@STATIC, ASCIIZ32=(.s,D,LEN)", "2:34",
                   "maximum length"},
         ErrorCase{"FinalDisplacementNotLast", "MAJOR=1\nTRACE TP=@STATIC, MEM32=(.s+(2)+4,D,2)",
