@@ -145,23 +145,39 @@ void EncodeProcess(int32_t pid, int32_t tid, std::string_view path, ByteOrder or
          out);
 }
 
-std::optional<DecodedEvent> DecodePosixEvent(const event::Event& e, ByteOrder order) {
+std::optional<PosixEventView> ViewPosixEvent(const event::Event& e, ByteOrder order) {
   if (e.hook_id != kHookPosixEvent || !e.generic || e.subhook >= kMaxEventTypes)
     return std::nullopt;
   Cursor c{e.buffer, order};
+  PosixEventView v;
+  v.event_id = e.subhook;
+  v.prog_address = e.generic_word;
+  v.pid = static_cast<int32_t>(c.Take(4));
+  v.truncation = static_cast<uint16_t>(c.Take(2));
+  const size_t data_len = c.Take(2);
+  v.thread = c.Take(8);
+  const size_t name_len = c.Take(2);
+  if (!c.ok || e.buffer.size() - c.at < name_len) return std::nullopt;
+  v.name = std::string_view(reinterpret_cast<const char*>(e.buffer.data() + c.at), name_len);
+  c.at += name_len;
+  if (e.buffer.size() - c.at < data_len || v.truncation > 2) return std::nullopt;
+  v.data = e.buffer.subspan(c.at, data_len);
+  return v;
+}
+
+std::optional<DecodedEvent> DecodePosixEvent(const event::Event& e, ByteOrder order) {
+  const auto view = ViewPosixEvent(e, order);
+  if (!view) return std::nullopt;
   DecodedEvent d;
-  d.record.event_id = e.subhook;
-  d.record.prog_address = e.generic_word;
+  d.record.event_id = view->event_id;
+  d.record.prog_address = view->prog_address;
   d.record.kernel_tid = static_cast<int32_t>(e.thread_id);
   d.record.realtime_ns = e.timestamp;
-  d.record.pid = static_cast<int32_t>(c.Take(4));
-  d.record.truncation = static_cast<uint16_t>(c.Take(2));
-  size_t data_len = c.Take(2);
-  d.record.thread = c.Take(8);
-  d.name = c.TakeS2();
-  if (!c.ok || e.buffer.size() - c.at < data_len || d.record.truncation > 2) return std::nullopt;
-  d.record.data.assign(e.buffer.begin() + static_cast<std::ptrdiff_t>(c.at),
-                       e.buffer.begin() + static_cast<std::ptrdiff_t>(c.at + data_len));
+  d.record.pid = view->pid;
+  d.record.truncation = view->truncation;
+  d.record.thread = view->thread;
+  d.name = std::string(view->name);
+  d.record.data.assign(view->data.begin(), view->data.end());
   return d;
 }
 

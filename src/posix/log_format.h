@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/byte_order.h"
@@ -46,6 +47,19 @@ void EncodeStatus(const StatusRecord& status, ByteOrder order, std::vector<uint8
 void EncodeTimeIsNanoseconds(ByteOrder order, std::vector<uint8_t>& out);
 void EncodeProcess(int32_t pid, int32_t tid, std::string_view path, ByteOrder order,
                    std::vector<uint8_t>& out);
+
+// A 0FF1 event's fields as views into its buffer (no copy): for readers of every event of a log
+// (the schemas of src/schema). nullopt when the event is not well formed.
+struct PosixEventView {
+  uint16_t event_id = 0;
+  uint64_t prog_address = 0;
+  int32_t pid = 0;
+  uint16_t truncation = 0;
+  uint64_t thread = 0;
+  std::string_view name;
+  std::span<const uint8_t> data;
+};
+std::optional<PosixEventView> ViewPosixEvent(const event::Event& e, ByteOrder order);
 
 // Decoding, for posix_trace_open. Each returns nullopt when the event is not well formed.
 struct DecodedEvent {

@@ -99,7 +99,14 @@ Result<RawFormat> ParseEventFormat(std::string_view text, std::string_view sourc
       field.is_signed = is_signed.value_or(0) != 0;
       field.data_loc = declaration.find("__data_loc") != std::string_view::npos;
       field.present = true;
-      format.fields[std::string(FieldName(declaration))] = field;
+      const std::string_view name = FieldName(declaration);
+      format.fields[std::string(name)] = field;
+      // The type is the declaration without its name (an array keeps its [N] after the type).
+      const std::string_view whole = Trim(declaration);
+      const auto name_at = static_cast<size_t>(name.data() - whole.data());
+      std::string type(Trim(whole.substr(0, name_at)));
+      type += Trim(whole.substr(name_at + name.size()));
+      format.declared.push_back({std::string(name), std::move(type), field});
     } else if (trimmed.starts_with("print fmt:")) {
       break;
     }

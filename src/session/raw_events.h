@@ -33,6 +33,15 @@ struct RawFormat {
   std::string name;  // "sys_enter"
   uint16_t id = 0;
   std::unordered_map<std::string, RawField> fields;
+  // Every field in the order the file declares it, with its C type as written without the name
+  // ("const char *", "int", "unsigned long[6]", "__data_loc char[]"): for readers that name and
+  // type each field (src/schema's system call schemas).
+  struct Declared {
+    std::string name;
+    std::string type;
+    RawField field;
+  };
+  std::vector<Declared> declared;
 };
 
 // An events/<system>/<event>/format file; `source` names it in errors (source:line).

@@ -36,30 +36,9 @@ bool Evaluator::Impl::TakeBits(uint64_t nbits, uint64_t& v) {
 
 // The pointer codes. False when the pointer would go before the start of the event.
 bool Evaluator::Impl::Move(const FormatCode& c) {
-  switch (c.kind) {
-    case CodeKind::kGoto:
-      dp_bits = uint64_t{c.m} * 8 + c.n;
-      return true;
-    case CodeKind::kOmit:
-      dp_bits += uint64_t{c.m} * 8 + c.n;
-      return true;
-    case CodeKind::kReverse:
-      if (c.m == 0) {
-        dp_bits &= ~uint64_t{7};  // R0 byte-aligns
-        return true;
-      }
-      if (dp_bits < uint64_t{c.m} * 8) {
-        Fail();
-        return false;
-      }
-      dp_bits -= uint64_t{c.m} * 8;
-      return true;
-    case CodeKind::kWord:
-      dp_bits = uint64_t{c.m} * word * 8;
-      return true;
-    default:
-      return true;
-  }
+  if (MoveDataPointer(c, word, dp_bits)) return true;
+  Fail();
+  return false;
 }
 
 uint64_t Evaluator::Impl::CodeValue(const FormatCode& c) {

@@ -118,4 +118,28 @@ CodeParse ParseFormatCode(std::string_view word) {
   return p;
 }
 
+bool MoveDataPointer(const FormatCode& c, unsigned word_size, uint64_t& dp_bits) {
+  switch (c.kind) {
+    case CodeKind::kGoto:
+      dp_bits = uint64_t{c.m} * 8 + c.n;
+      return true;
+    case CodeKind::kOmit:
+      dp_bits += uint64_t{c.m} * 8 + c.n;
+      return true;
+    case CodeKind::kReverse:
+      if (c.m == 0) {
+        dp_bits &= ~uint64_t{7};  // R0 byte-aligns
+        return true;
+      }
+      if (dp_bits < uint64_t{c.m} * 8) return false;
+      dp_bits -= uint64_t{c.m} * 8;
+      return true;
+    case CodeKind::kWord:
+      dp_bits = uint64_t{c.m} * word_size * 8;
+      return true;
+    default:
+      return true;
+  }
+}
+
 }  // namespace rastrace::tmpl

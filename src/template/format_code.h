@@ -54,4 +54,10 @@ struct CodeParse {
 // Classifies `word` (a whole word, no surrounding blanks).
 CodeParse ParseFormatCode(std::string_view word);
 
+// Moves the DATA_POINTER (in bits) as the pointer codes G, O, R and W do (seed 002 section II; W
+// counts words of `word_size` bytes); other codes leave it. False when R would move it before the
+// start of the event. Shared by the evaluator and the schemas derived from templates
+// (src/schema), so both read an event at the same places.
+bool MoveDataPointer(const FormatCode& code, unsigned word_size, uint64_t& dp_bits);
+
 }  // namespace rastrace::tmpl

@@ -154,7 +154,7 @@ Result<FmtLineItems> ParseFmt(std::string_view text) {
   return items;
 }
 
-bool RecordFormatter::Take(size_t n, std::span<const uint8_t>& bytes) {
+bool RecordReader::TakeBytes(size_t n, std::span<const uint8_t>& bytes) {
   const size_t size = record_.data.size();
   if (in_record_ && cursor_ >= record_end_) in_record_ = false;
   const size_t limit = in_record_ ? record_end_ : size;
@@ -167,37 +167,118 @@ bool RecordFormatter::Take(size_t n, std::span<const uint8_t>& bytes) {
   return true;
 }
 
-bool RecordFormatter::ConsumePrefix(std::string& out, const FmtItem& item) {
+RecordReader::Prefix RecordReader::ConsumePrefix(FmtTake& bad) {
   if (in_record_) cursor_ = std::max(cursor_, record_end_);
   in_record_ = false;
   std::span<const uint8_t> prefix;
-  if (!Take(3, prefix)) {
-    if (item.control != FmtControl::kPrefixOnly) out += '?';
-    return false;
-  }
+  if (!TakeBytes(3, prefix)) return Prefix::kMissing;
   const uint8_t status = prefix[0];
   const size_t length = Load16(prefix.data() + 1, ByteOrder::kLittle);
   record_end_ = std::min(cursor_ + length, record_.data.size());
   in_record_ = true;
-  if (status == 0) return true;
+  if (status == 0) return Prefix::kOk;
   // The tracepoint stored the pointer it could not follow instead of the data, and nothing after.
   uint64_t pointer = 0;
   const size_t have = std::min<size_t>(record_end_ - cursor_, 8);
   for (size_t k = 0; k < have; ++k) pointer |= uint64_t{record_.data[cursor_ + k]} << (8 * k);
-  switch (status) {
-    case 1:
-      out += fmt::format("<page not present: 0x{:x}>", pointer);
-      break;
-    case 2:
-      out += fmt::format("<invalid address: 0x{:x}>", pointer);
-      break;
-    default:
-      out += fmt::format("<status {}: 0x{:x}>", status, pointer);
-      break;
-  }
+  bad.kind = FmtTake::Kind::kBadPointer;
+  bad.status = status;
+  bad.pointer = pointer;
   cursor_ = record_end_;
   stopped_ = true;
-  return false;
+  return Prefix::kBad;
+}
+
+FmtTake RecordReader::Take(const FmtItem& item) {
+  FmtTake take;
+  switch (item.control) {
+    case FmtControl::kLiteral:
+    case FmtControl::kMajor:
+    case FmtControl::kMinor:
+      return take;
+    default:
+      break;
+  }
+  const bool shows = item.control != FmtControl::kSkip && item.control != FmtControl::kPrefixOnly;
+  const auto missing = [&] {
+    take.kind = shows ? FmtTake::Kind::kMissing : FmtTake::Kind::kNothing;
+    return take;
+  };
+  if (stopped_) return missing();
+  if (item.prefixed) {
+    switch (ConsumePrefix(take)) {
+      case Prefix::kOk:
+        break;
+      case Prefix::kMissing:
+        // A lone %P that finds no prefix shows nothing; a control after %P shows `?`.
+        take.kind = item.control == FmtControl::kPrefixOnly ? FmtTake::Kind::kNothing
+                                                            : FmtTake::Kind::kMissing;
+        return take;
+      case Prefix::kBad:
+        return take;
+    }
+  }
+  const auto fixed = [&](size_t n) {
+    take.kind = TakeBytes(n, take.bytes) ? FmtTake::Kind::kData : FmtTake::Kind::kMissing;
+    return take;
+  };
+  switch (item.control) {
+    case FmtControl::kPrefixOnly:
+      return take;
+    case FmtControl::kSkip:
+      (void)TakeBytes(item.skip, take.bytes);
+      take.bytes = {};
+      return take;
+    case FmtControl::kByte:
+    case FmtControl::kChar:
+      return fixed(1);
+    case FmtControl::kWord:
+      return fixed(2);
+    case FmtControl::kDwordWords:
+    case FmtControl::kDword:
+    case FmtControl::kFarPointer:
+      return fixed(4);
+    case FmtControl::kQword:
+      return fixed(8);
+    case FmtControl::kHexBytes: {
+      const size_t end = item.prefixed ? record_end_ : record_.data.size();
+      if (cursor_ >= end) return missing();
+      take.kind = FmtTake::Kind::kData;
+      take.bytes = record_.data.subspan(cursor_, end - cursor_);
+      cursor_ = end;
+      return take;
+    }
+    case FmtControl::kString: {
+      size_t length = 0;
+      if (item.prefixed) {
+        length = record_end_ > cursor_ ? record_end_ - cursor_ : 0;
+      } else if (record_.kernel_generated) {
+        // Seed 000: a reserved byte, the length as a word, then the string.
+        std::span<const uint8_t> header;
+        if (!TakeBytes(3, header)) return missing();
+        length = Load16(header.data() + 1, ByteOrder::kLittle);
+        if (length > record_.data.size() - cursor_) {
+          cursor_ = record_.data.size();
+          return missing();
+        }
+      } else {
+        const size_t end = in_record_ && cursor_ < record_end_ ? record_end_ : record_.data.size();
+        if (cursor_ >= end) return missing();
+        size_t n = 0;
+        while (cursor_ + n < end && record_.data[cursor_ + n] != 0) ++n;
+        take.kind = FmtTake::Kind::kData;
+        take.bytes = record_.data.subspan(cursor_, n);
+        cursor_ += std::min(n + 1, end - cursor_);  // the NUL belongs to the string
+        return take;
+      }
+      take.kind = FmtTake::Kind::kData;
+      take.bytes = record_.data.subspan(cursor_, length);
+      cursor_ += length;
+      return take;
+    }
+    default:
+      return take;
+  }
 }
 
 void RecordFormatter::FormatControl(const FmtItem& item, std::string& out) {
@@ -215,95 +296,61 @@ void RecordFormatter::FormatControl(const FmtItem& item, std::string& out) {
     default:
       break;
   }
-  const bool prints = item.control != FmtControl::kSkip && item.control != FmtControl::kPrefixOnly;
-  if (stopped_) {
-    if (prints) out += '?';
-    return;
+  const FmtTake take = reader_.Take(item);
+  switch (take.kind) {
+    case FmtTake::Kind::kNothing:
+      return;
+    case FmtTake::Kind::kMissing:
+      out += '?';
+      return;
+    case FmtTake::Kind::kBadPointer:
+      switch (take.status) {
+        case 1:
+          out += fmt::format("<page not present: 0x{:x}>", take.pointer);
+          break;
+        case 2:
+          out += fmt::format("<invalid address: 0x{:x}>", take.pointer);
+          break;
+        default:
+          out += fmt::format("<status {}: 0x{:x}>", take.status, take.pointer);
+          break;
+      }
+      return;
+    case FmtTake::Kind::kData:
+      break;
   }
-  if (item.prefixed && !ConsumePrefix(out, item)) return;
-  std::span<const uint8_t> b;
+  const std::span<const uint8_t> b = take.bytes;
   switch (item.control) {
-    case FmtControl::kPrefixOnly:
-      return;
-    case FmtControl::kSkip:
-      (void)Take(item.skip, b);
-      return;
     case FmtControl::kByte:
-      out += Take(1, b) ? fmt::format("{:02X}", b[0]) : "?";
+      out += fmt::format("{:02X}", b[0]);
       return;
     case FmtControl::kChar:
-      out += Take(1, b) ? Printable(b[0]) : '?';
+      out += Printable(b[0]);
       return;
     case FmtControl::kWord:
-      out += Take(2, b) ? fmt::format("{:04X}", Load16(b.data(), le)) : "?";
+      out += fmt::format("{:04X}", Load16(b.data(), le));
       return;
     case FmtControl::kDwordWords:
-      if (!Take(4, b)) {
-        out += '?';
-        return;
-      }
       out += fmt::format("{:04X} {:04X}", Load16(b.data() + 2, le), Load16(b.data(), le));
       return;
     case FmtControl::kDword:
-      out += Take(4, b) ? fmt::format("{:08X}", Load32(b.data(), le)) : "?";
+      out += fmt::format("{:08X}", Load32(b.data(), le));
       return;
     case FmtControl::kQword:
-      out += Take(8, b) ? fmt::format("{:016X}", Load64(b.data(), le)) : "?";
+      out += fmt::format("{:016X}", Load64(b.data(), le));
       return;
     case FmtControl::kFarPointer:
-      if (!Take(4, b)) {
-        out += '?';
-        return;
-      }
       out += fmt::format("{:04X}:{:04X}", Load16(b.data() + 2, le), Load16(b.data(), le));
       return;
-    case FmtControl::kHexBytes: {
-      const size_t end = item.prefixed ? record_end_ : record_.data.size();
-      if (cursor_ >= end) {
-        out += '?';
-        return;
-      }
-      out += HexBytes(record_.data.subspan(cursor_, end - cursor_));
-      cursor_ = end;
+    case FmtControl::kHexBytes:
+      out += HexBytes(b);
       return;
-    }
-    case FmtControl::kString: {
-      size_t length = 0;
-      if (item.prefixed) {
-        length = record_end_ > cursor_ ? record_end_ - cursor_ : 0;
-      } else if (record_.kernel_generated) {
-        // Seed 000: a reserved byte, the length as a word, then the string.
-        std::span<const uint8_t> header;
-        if (!Take(3, header)) {
-          out += '?';
-          return;
-        }
-        length = Load16(header.data() + 1, le);
-        if (length > record_.data.size() - cursor_) {
-          cursor_ = record_.data.size();
-          out += '?';
-          return;
-        }
-      } else {
-        const size_t end = in_record_ && cursor_ < record_end_ ? record_end_ : record_.data.size();
-        if (cursor_ >= end) {
-          out += '?';
-          return;
-        }
-        size_t n = 0;
-        while (cursor_ + n < end && record_.data[cursor_ + n] != 0) ++n;
-        for (size_t k = 0; k < n; ++k) out += Printable(record_.data[cursor_ + k]);
-        cursor_ += std::min(n + 1, end - cursor_);  // the NUL belongs to the string
-        return;
-      }
-      for (size_t k = 0; k < length; ++k) {
-        const uint8_t c = record_.data[cursor_ + k];
+    case FmtControl::kString:
+      for (const uint8_t c : b) {
         if (c == 0) break;
         out += Printable(c);
       }
-      cursor_ += length;
       return;
-    }
     default:
       return;
   }

@@ -53,29 +53,60 @@ struct FmtRecord {
   std::span<const uint8_t> data;
 };
 
+// What one control takes from a record, without printing it: the bytes it shows, or why it shows
+// none. The formatter prints these; the schema part (src/schema) reads typed field values from them,
+// so both walk a record the same way.
+struct FmtTake {
+  enum class Kind : uint8_t {
+    kNothing,     // literals, %X, %Y, %I, a lone %P: no data shown
+    kData,        // `bytes` hold the control's data (%S: the string region, cut at a NUL when shown)
+    kMissing,     // the data ran out (or an earlier prefix stopped it): printed as `?`
+    kBadPointer,  // a %P prefix with a non-zero status: `status` and the `pointer` it carries
+  };
+  Kind kind = Kind::kNothing;
+  std::span<const uint8_t> bytes;
+  uint8_t status = 0;
+  uint64_t pointer = 0;
+};
+
+// Walks a record's data control by control: the data cursor runs across FMT lines, a %P prefix
+// opens a data record and the next %P starts after it, so a control that reads less than the whole
+// record does not shift later records. Never reads outside `record.data`.
+class RecordReader {
+ public:
+  explicit RecordReader(const FmtRecord& record) : record_(record) {}
+  FmtTake Take(const FmtItem& item);
+  // True once a non-zero prefix status stopped the data.
+  bool data_stopped() const { return stopped_; }
+
+ private:
+  enum class Prefix : uint8_t { kOk, kMissing, kBad };
+  Prefix ConsumePrefix(FmtTake& bad);
+  bool TakeBytes(size_t n, std::span<const uint8_t>& bytes);
+
+  FmtRecord record_;
+  size_t cursor_ = 0;
+  size_t record_end_ = 0;  // end of the data record the last %P opened
+  bool in_record_ = false;
+  bool stopped_ = false;
+};
+
 // Formats a record: one output line per FMT line, the data cursor running across lines. Missing
 // data prints `?`; a data-record prefix with a non-zero status prints the pointer it carries and
 // then `?` for every later control that takes data. Never reads outside `record.data`.
 class RecordFormatter {
  public:
-  explicit RecordFormatter(const FmtRecord& record) : record_(record) {}
+  explicit RecordFormatter(const FmtRecord& record) : record_(record), reader_(record) {}
   // Appends the formatted line (without newline) to `out`.
   void FormatLine(std::span<const FmtItem> items, std::string& out);
   // True once a non-zero prefix status stopped the data.
-  bool data_stopped() const { return stopped_; }
+  bool data_stopped() const { return reader_.data_stopped(); }
 
  private:
   void FormatControl(const FmtItem& item, std::string& out);
-  bool ConsumePrefix(std::string& out, const FmtItem& item);
-  bool Take(size_t n, std::span<const uint8_t>& bytes);
 
   FmtRecord record_;
-  size_t cursor_ = 0;
-  // End of the data record the last %P opened; the next %P starts after it, so a control that
-  // reads less than the whole record does not shift later records.
-  size_t record_end_ = 0;
-  bool in_record_ = false;
-  bool stopped_ = false;
+  RecordReader reader_;
 };
 
 // Formats a record with all its FMT lines.
