@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "buffer/event_words.h"
@@ -24,6 +25,12 @@
 
 namespace rastrace::buffer {
 namespace {
+
+// Recovery reads and writes in pieces of this size: its memory does not grow with the files.
+constexpr uint64_t kCopyChunkBytes = uint64_t{1} << 20;
+// What a recorder puts in a .proc file (a few header events and a path): more is damage.
+constexpr uint32_t kMaxHeaderEventsBytes = 1 << 20;
+constexpr uint32_t kMaxLogPathBytes = 1 << 16;
 
 // Closes a descriptor on scope exit.
 class Fd {
@@ -160,7 +167,7 @@ Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string
   if (h.pid != pid)
     return MakeError("{}: offset 0x10: pid {} (expected {})", ring.file, h.pid, pid);
   const uint64_t capacity = h.capacity_words;
-  if (capacity == 0 || !std::has_single_bit(capacity) ||
+  if (capacity == 0 || !std::has_single_bit(capacity) || capacity > RingBuffer::kMaxBytes / 8 ||
       ring.mapping.bytes() != kShmPage + capacity * 8) {
     return MakeError("{}: offset 0x20: ring of {} words does not match the file's {} bytes",
                      ring.file, capacity, ring.mapping.bytes());
@@ -203,7 +210,7 @@ Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string
 bool TakeEvent(RingState& ring, std::vector<uint8_t>& out, std::vector<std::string>& warnings) {
   const uint64_t hookword = ring.WordAt(ring.position);
   const size_t words = EventWords(hookword);
-  if (!PlausibleHookword(hookword) || ring.position + words > ring.end) {
+  if (!PlausibleHookword(hookword) || words > ring.end - ring.position) {
     warnings.push_back(fmt::format(
         "{}: offset 0x{:x}: not a whole event (hookword {:016x}); the rest of this ring ({} words) "
         "is left out",
@@ -228,48 +235,101 @@ bool TakeEvent(RingState& ring, std::vector<uint8_t>& out, std::vector<std::stri
 uint64_t OrderingTimestamp(const RingState& ring) {
   const uint64_t hookword = ring.WordAt(ring.position);
   const size_t words = EventWords(hookword);
-  if ((FlagsOf(hookword) & event::kFlagTimestamp) && ring.position + words <= ring.end) {
+  if ((FlagsOf(hookword) & event::kFlagTimestamp) && words <= ring.end - ring.position) {
     return ring.WordAt(ring.position + words - 1);
   }
   return ring.last_timestamp;
 }
 
-// The bytes of the process's own log up to the checkpoint, without the magic.
-Result<std::vector<uint8_t>> ReadLogPrefix(const std::string& path, uint64_t bytes,
-                                           std::vector<std::string>& warnings) {
+// How much of the process's own log recovery takes: its whole events up to the checkpoint. The
+// checkpoint's size is checked against the file before anything is read, and the log is read
+// streaming, so a damaged checkpoint or a log of any size costs no more memory than one event.
+struct LogPrefix {
+  uint64_t whole_bytes = 0;  // including the magic
+};
+
+Result<LogPrefix> CheckLogPrefix(const std::string& path, uint64_t bytes,
+                                 const std::string& proc_file, size_t log_bytes_offset,
+                                 std::vector<std::string>& warnings) {
   Fd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) return MakeError("{}: cannot open: {}", path, std::strerror(errno));
-  std::vector<uint8_t> data(bytes);
-  size_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = pread(fd.get(), data.data() + done, bytes - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return MakeError("{}: offset 0x{:x}: the log ends before its checkpoint ({} bytes)", path,
-                       done, bytes);
-    }
-    done += static_cast<size_t>(n);
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return MakeError("{}: not a regular file", path);
   }
-  uint32_t magic = 0;
-  if (bytes >= 4) std::memcpy(&magic, data.data(), 4);
-  if (magic != event::kMagic64) {
-    return MakeError("{}: offset 0x0: not the log this process was writing (magic {:08x})", path,
-                     magic);
+  if (static_cast<uint64_t>(st.st_size) < bytes) {
+    return MakeError("{}: offset 0x{:x}: the checkpoint says the log has {} bytes, but {} has {}",
+                     proc_file, log_bytes_offset, bytes, path, st.st_size);
+  }
+  auto reader = event::LogReader::Open(path, {.reformat = false});
+  if (!reader) return reader.error();
+  if (reader->layout() != event::Layout::k64 || reader->byte_order() != NativeByteOrder()) {
+    return MakeError(
+        "{}: offset 0x0: not the log this process was writing (not a 64-bit log in "
+        "this machine's byte order)",
+        path);
   }
   // A checkpoint only ever covers whole events; a damaged file may not, so keep the whole ones.
-  auto reader = event::LogReader::FromBytes(data, path, {.reformat = false});
-  if (!reader) return reader.error();
+  LogPrefix prefix{4};
+  event::Event e;
+  event::ReadStatus status;
+  while (prefix.whole_bytes < bytes && (status = reader->Next(e)) == event::ReadStatus::kEvent) {
+    if (e.offset + e.bytes.size() > bytes) {
+      warnings.push_back(fmt::format(
+          "{}: offset 0x{:x}: the checkpoint ({} bytes) ends inside an event; the log is kept up "
+          "to offset 0x{:x}",
+          path, e.offset, bytes, prefix.whole_bytes));
+      return prefix;
+    }
+    prefix.whole_bytes = e.offset + e.bytes.size();
+  }
+  if (prefix.whole_bytes < bytes && status == event::ReadStatus::kError) {
+    warnings.push_back(fmt::format("{}; the log is kept up to offset 0x{:x}",
+                                   reader->error().message, prefix.whole_bytes));
+  }
+  return prefix;
+}
+
+// Copies bytes [4, end) of the log at `path` (its events, without the magic) to `writer`.
+Result<void> CopyLogPrefix(const std::string& path, uint64_t end, event::LogWriter& writer) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError("{}: cannot open: {}", path, std::strerror(errno));
+  std::vector<uint8_t> chunk(std::min<uint64_t>(end, kCopyChunkBytes));
+  for (uint64_t at = 4; at < end;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(end - at, chunk.size()));
+    const ssize_t n = pread(fd.get(), chunk.data(), want, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return MakeError("{}: offset 0x{:x}: {}", path, at,
+                       n < 0 ? std::strerror(errno) : "the log became shorter while it was read");
+    }
+    if (auto wrote = writer.WriteEncoded(std::span(chunk.data(), static_cast<size_t>(n))); !wrote) {
+      return wrote.error();
+    }
+    at += static_cast<uint64_t>(n);
+  }
+  return Ok();
+}
+
+// The header events of the .proc file, each whole; a damaged one ends them (with a warning).
+std::span<const uint8_t> WholeHeaderEvents(std::span<const uint8_t> events,
+                                           const std::string& proc_file,
+                                           std::vector<std::string>& warnings) {
+  std::vector<uint8_t> log(4 + events.size());
+  std::memcpy(log.data(), &event::kMagic64, 4);
+  std::memcpy(log.data() + 4, events.data(), events.size());
+  auto reader = event::LogReader::FromBytes(log, proc_file, {.reformat = false});
+  if (!reader) return {};
   event::Event e;
   uint64_t whole = 4;
   event::ReadStatus status;
   while ((status = reader->Next(e)) == event::ReadStatus::kEvent) whole = e.offset + e.bytes.size();
   if (status == event::ReadStatus::kError) {
-    warnings.push_back(
-        fmt::format("{}; the log is kept up to offset 0x{:x}", reader->error().message, whole));
+    warnings.push_back(fmt::format(
+        "{}: offset 0x{:x}: damaged header events; only the {} bytes before it are kept", proc_file,
+        kShmProcessEventsOffset + whole - 4, whole - 4));
   }
-  data.resize(whole);
-  data.erase(data.begin(), data.begin() + 4);
-  return data;
+  return events.first(static_cast<size_t>(whole - 4));
 }
 
 bool ParsePid(std::string_view text, uint64_t* pid) {
@@ -338,7 +398,8 @@ Result<RecoverSummary> Recover(const RecoverOptions& options) {
                      pids.size(), fmt::join(pids, ", "));
   }
 
-  // The process file: header events, log path, the last checkpoint.
+  // The process file: header events, log path, the last checkpoint. Every field is checked
+  // against the file it describes before it is used.
   const std::string proc_name = fmt::format("rastrace-{}.proc", summary.pid);
   const std::string proc_file = options.dir + "/" + proc_name;
   auto proc_mapping = MapForReading(dir_fd.get(), options.dir, proc_name, kShmProcessEventsOffset);
@@ -352,33 +413,43 @@ Result<RecoverSummary> Recover(const RecoverOptions& options) {
     return MakeError("{}: offset 0x8: layout version {} (this rastrace reads {})", proc_file,
                      proc.version, kShmLayoutVersion);
   }
-  if (kShmProcessEventsOffset + uint64_t{proc.header_events_bytes} + proc.log_path_bytes >
-      proc_mapping->bytes()) {
-    return MakeError("{}: offset 0x{:x}: header events and log path run past the end of the file",
-                     proc_file, offsetof(ShmProcessHeader, header_events_bytes));
+  if (proc.pid != summary.pid) {
+    return MakeError("{}: offset 0x{:x}: pid {} (expected {}, from the file's name)", proc_file,
+                     offsetof(ShmProcessHeader, pid), proc.pid, summary.pid);
   }
-  const std::span<const uint8_t> header_events(
-      reinterpret_cast<const uint8_t*>(base + kShmProcessEventsOffset), proc.header_events_bytes);
+  if (proc.header_events_bytes > kMaxHeaderEventsBytes || proc.log_path_bytes > kMaxLogPathBytes ||
+      kShmProcessEventsOffset + uint64_t{proc.header_events_bytes} + proc.log_path_bytes >
+          proc_mapping->bytes()) {
+    return MakeError(
+        "{}: offset 0x{:x}: header events ({} bytes) and log path ({} bytes) do not fit the "
+        "file ({} bytes)",
+        proc_file, offsetof(ShmProcessHeader, header_events_bytes), proc.header_events_bytes,
+        proc.log_path_bytes, proc_mapping->bytes());
+  }
+  const std::span<const uint8_t> header_events =
+      WholeHeaderEvents(std::span(reinterpret_cast<const uint8_t*>(base + kShmProcessEventsOffset),
+                                  proc.header_events_bytes),
+                        proc_file, summary.warnings);
   summary.log_path.assign(base + kShmProcessEventsOffset + proc.header_events_bytes,
                           proc.log_path_bytes);
   summary.completed_normally = proc.complete.load() != 0;
   const uint64_t seq = proc.checkpoint_seq.load(std::memory_order_acquire);
   const uint64_t log_bytes = seq != 0 ? proc.log_bytes[seq % 2] : 0;
 
-  std::vector<uint8_t> out;
+  uint64_t prefix_end = 0;  // bytes of the process's log taken, with the magic; 0: none
   if (log_bytes > 4 && summary.log_path != "-") {
-    auto prefix = ReadLogPrefix(summary.log_path, log_bytes, summary.warnings);
-    if (prefix) {
-      out = std::move(*prefix);
+    const size_t field = offsetof(ShmProcessHeader, log_bytes) + (seq % 2) * 8;
+    auto prefix = CheckLogPrefix(summary.log_path, log_bytes, proc_file, field, summary.warnings);
+    if (prefix && prefix->whole_bytes > 4) {
+      prefix_end = prefix->whole_bytes;
       summary.log_prefix_bytes = log_bytes;
-    } else {
+    } else if (!prefix) {
       summary.warnings.push_back(fmt::format(
           "{}; the recovered log starts with the header and holds only the events still in the "
           "rings",
           prefix.error().message));
     }
   }
-  if (out.empty()) out.assign(header_events.begin(), header_events.end());
 
   // The rings of this process.
   const std::string ring_prefix = fmt::format("rastrace-{}-", summary.pid);
@@ -394,6 +465,27 @@ Result<RecoverSummary> Recover(const RecoverOptions& options) {
   }
   summary.rings = static_cast<uint64_t>(
       std::count_if(rings.begin(), rings.end(), [](const RingState& r) { return !r.ended; }));
+
+  // The output: the log's prefix (or the header), then the rings' events, written as they are
+  // merged so that memory stays bounded whatever the files say.
+  event::WriterOptions writer_options;
+  writer_options.overwrite = options.force;
+  auto writer = event::LogWriter::Create(options.output, writer_options);
+  if (!writer) return writer.error();
+  if (prefix_end != 0) {
+    if (auto copied = CopyLogPrefix(summary.log_path, prefix_end, *writer); !copied) {
+      return copied.error();
+    }
+  } else if (auto wrote = writer->WriteEncoded(header_events); !wrote) {
+    return wrote.error();
+  }
+  std::vector<uint8_t> out;
+  auto flush = [&](size_t above) -> Result<void> {
+    if (out.size() <= above) return Ok();
+    auto wrote = writer->WriteEncoded(out);
+    out.clear();
+    return wrote;
+  };
 
   // Merge by timestamp, as the writer does (an untimestamped event sorts with its thread's last).
   uint64_t newest = 0;
@@ -417,6 +509,7 @@ Result<RecoverSummary> Recover(const RecoverOptions& options) {
       ++summary.events_recovered;
       newest = std::max(newest, best->last_timestamp);
     }
+    if (auto flushed = flush(kCopyChunkBytes); !flushed) return flushed.error();
   }
   for (const RingState& ring : rings) {
     if (ring.ended) continue;
@@ -435,12 +528,7 @@ Result<RecoverSummary> Recover(const RecoverOptions& options) {
                   newest, out);
     }
   }
-
-  event::WriterOptions writer_options;
-  writer_options.overwrite = options.force;
-  auto writer = event::LogWriter::Create(options.output, writer_options);
-  if (!writer) return writer.error();
-  if (auto wrote = writer->WriteEncoded(out); !wrote) return wrote.error();
+  if (auto flushed = flush(0); !flushed) return flushed.error();
   if (auto closed = writer->Close(); !closed) return closed.error();
 
   if (options.remove_files) {

@@ -74,8 +74,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p->version = kShmLayoutVersion;
   p->pid = kPid;
   p->checkpoint_seq.store(in.Word() % 4);
-  p->log_bytes[0] = in.Word() % 8192;
-  p->log_bytes[1] = in.Word() % 8192;
+  // A word with its top bit set is taken whole: damage can make a log size anything.
+  auto log_size = [&] {
+    const uint64_t word = in.Word();
+    return (word >> 63) != 0 ? word : word % 8192;
+  };
+  p->log_bytes[0] = log_size();
+  p->log_bytes[1] = log_size();
   p->complete.store(static_cast<uint32_t>(in.Word() & 1));
   p->log_path_bytes = static_cast<uint32_t>(log.size());
   std::memcpy(proc.data() + kShmProcessEventsOffset, log.data(), log.size());

@@ -2,10 +2,12 @@
 // producer) and the writer thread (drain, log, checkpoint), stopping where a SIGKILL could.
 #include "buffer/shm_ring.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -171,6 +173,70 @@ TEST_F(ShmRingTest, DamagedRingFileIsLeftOutWithItsOffset) {
   ASSERT_FALSE(again);
   EXPECT_NE(again.error().message.find("refusing to overwrite"), std::string::npos)
       << again.error().message;
+}
+
+// A checkpoint whose log size is larger than the log (damage, or a log cut by someone else): the
+// field is named with its file and offset, nothing is allocated for it, and the log is rebuilt
+// from the header and the rings.
+TEST_F(ShmRingTest, ACheckpointLargerThanTheLogIsReportedWithItsOffset) {
+  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_TRUE(process);
+  auto file = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
+  ASSERT_TRUE(file);
+  RingBuffer ring((*file)->placement(/*hold=*/true), Mode::kAlternate, kTid);
+  auto log = event::LogWriter::Create(dir_ + "/log");
+  ASSERT_TRUE(log);
+  ASSERT_TRUE(log->WriteEncoded(header_));
+  ASSERT_TRUE(log->Flush());
+  for (uint64_t seq = 1; seq <= 3; ++seq) Write(ring, seq);
+  (*process)->PublishCheckpoint(1, uint64_t{1} << 62);  // 4 EiB: no log is that large
+
+  RecoverOptions options;
+  options.dir = shm_;
+  options.output = dir_ + "/recovered";
+  auto summary = Recover(options);
+  ASSERT_TRUE(summary) << summary.error().message;
+  const std::string proc = shm_ + "/rastrace-" + std::to_string(getpid()) + ".proc";
+  ASSERT_EQ(summary->warnings.size(), 1u);
+  EXPECT_EQ(summary->warnings[0],
+            proc +
+                ": offset 0x28: the checkpoint says the log has 4611686018427387904 bytes, but " +
+                dir_ + "/log has " + std::to_string(fs::file_size(dir_ + "/log")) +
+                "; the recovered log starts with the header and holds only the events still in "
+                "the rings");
+  EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3}));
+}
+
+// Fields that cannot be true of the files they describe are errors that name the field.
+TEST_F(ShmRingTest, ProcessFieldsAreCheckedAgainstTheFile) {
+  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+  ASSERT_TRUE(process);
+  const std::string proc = shm_ + "/rastrace-" + std::to_string(getpid()) + ".proc";
+  auto poke = [&](size_t offset, const auto& value) {
+    const int fd = open(proc.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(pwrite(fd, &value, sizeof value, static_cast<off_t>(offset)),
+              static_cast<ssize_t>(sizeof value));
+    close(fd);
+  };
+  RecoverOptions options;
+  options.dir = shm_;
+  options.output = dir_ + "/recovered";
+  options.force = true;
+
+  poke(offsetof(ShmProcessHeader, header_events_bytes), uint32_t{0xFFFFFFF0});
+  auto summary = Recover(options);
+  ASSERT_FALSE(summary);
+  EXPECT_EQ(summary.error().message,
+            proc + ": offset 0x34: header events (4294967280 bytes) and log path (" +
+                std::to_string(dir_.size() + 4) + " bytes) do not fit the file (4096 bytes)");
+
+  poke(offsetof(ShmProcessHeader, header_events_bytes), static_cast<uint32_t>(header_.size()));
+  poke(offsetof(ShmProcessHeader, pid), uint64_t{1});
+  summary = Recover(options);
+  ASSERT_FALSE(summary);
+  EXPECT_EQ(summary.error().message, proc + ": offset 0x10: pid 1 (expected " +
+                                         std::to_string(getpid()) + ", from the file's name)");
 }
 
 TEST_F(ShmRingTest, EmptyDirectoryIsAnError) {

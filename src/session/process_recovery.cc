@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 
 #include "buffer/recover.h"
 
@@ -53,7 +54,14 @@ RecoveryTotals RecoverEndedProcesses(const std::string& procs_dir,
       options.force = true;
       options.pid = pid;
       options.remove_files = true;
-      auto summary = buffer::Recover(options);
+      // Recovery checks every field of the files it reads; a failure of its own (memory) is still
+      // one process's, and must not take the session's log down with it.
+      Result<buffer::RecoverSummary> summary = MakeError("recovery failed");
+      try {
+        summary = buffer::Recover(options);
+      } catch (const std::exception& e) {
+        summary = MakeError("{}: {}", dir, e.what());
+      }
       if (!summary) {
         totals.messages.push_back(fmt::format(
             "trace: process {} died without completing its log, which could not be recovered: {}",

@@ -488,6 +488,43 @@ TEST_F(SessionE2E, KilledProcessIsRecoveredWhileTheSessionRuns) {
   EXPECT_EQ(s.trace_cuts, 1u);
 }
 
+// A process whose flight recorder is damaged (here: a checkpoint that says its log is 4 EiB) is
+// reported with the file and offset, and the session's log is still written (the daemon used to
+// die of std::bad_alloc, and trcstop wrote nothing).
+TEST_F(SessionE2E, ADamagedFlightRecorderIsReportedAndTheLogIsStillWritten) {
+  const std::string log = dir_ + "/damaged";
+  ASSERT_EQ(Exec({Bin("trace"), "-a", "-j", "020", "-o", log}).status, 0);
+  // The process stops itself after its hooks; stopped, its writer cannot change the checkpoint.
+  const pid_t hooker = Spawn({Hooker(), "020", "1000", "1", "stop"}, "damaged");
+  int status = 0;
+  ASSERT_EQ(waitpid(hooker, &status, WUNTRACED), hooker);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  std::string proc;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/run/ch0/procs")) {
+    if (entry.path().filename() == "rastrace-" + std::to_string(hooker) + ".proc") {
+      proc = entry.path();
+    }
+  }
+  ASSERT_FALSE(proc.empty()) << "no flight recorder file of process " << hooker;
+  const int fd = open(proc.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const uint64_t checkpoint[] = {1, uint64_t{1} << 62, uint64_t{1} << 62};  // seq, both log sizes
+  ASSERT_EQ(pwrite(fd, checkpoint, sizeof checkpoint, 0x18),
+            static_cast<ssize_t>(sizeof checkpoint));
+  close(fd);
+  ASSERT_EQ(kill(hooker, SIGKILL), 0);
+  EXPECT_EQ(Wait(hooker, "damaged").status, 128 + SIGKILL);
+
+  Outcome stop = Exec({Bin("trcstop")});
+  ASSERT_EQ(stop.status, 0) << stop.err;
+  EXPECT_NE(stop.err.find(
+                proc + ": offset 0x28: the checkpoint says the log has 4611686018427387904 bytes"),
+            std::string::npos)
+      << stop.err;
+  LogSummary s = Summarize(log);
+  EXPECT_EQ(s.hooks[event::kHookTraceOff], 1u);
+}
+
 // trcstop has no deadline of its own: it waits for the reply as long as the daemon runs (a
 // sanitizer build on a loaded machine can take long to drain), and says so when the daemon dies.
 TEST_F(SessionE2E, TrcstopWaitsForASlowDaemonAndNoticesADeadOne) {

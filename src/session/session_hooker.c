@@ -1,6 +1,7 @@
 /* A program linked with librastrace for the session tests: it records COUNT hooks HOOK (a 12-bit
  * AIX id in hex) with data words pid and i, from THREADS threads, prints its pid and then, by
- * MODE: exits (default); "abort"s; "kill"s itself with SIGKILL right after its last hook; "fork"s a
+ * MODE: exits (default); "abort"s; "kill"s itself with SIGKILL right after its last hook; "stop"s
+ * itself with SIGSTOP right after its last hook (the test then kills it); "fork"s a
  * child that records the same hooks with its own pid (and prints it); or "linger"s until tracing
  * is turned off (at most 20 s). Mode "idle" prints its pid first, then records one hook every
  * millisecond (data word 2 = 1 when channel 0 was on just before) until tracing has been on and is
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   fflush(stdout);
   if (strcmp(mode, "abort") == 0) abort();
   if (strcmp(mode, "kill") == 0) raise(SIGKILL);
+  if (strcmp(mode, "stop") == 0) raise(SIGSTOP);
   if (strcmp(mode, "fork") == 0) {
     pid_t child = fork();
     if (child == 0) {
