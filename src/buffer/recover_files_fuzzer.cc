@@ -9,26 +9,19 @@
 // valid magic, version and pid into the .proc file, bit 1 the same into the ring file, bit 2 a
 // capacity that matches the ring file's size, bit 3 the log's path into the .proc file after its
 // header events, so that the fuzzer reaches past those checks.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "buffer/recover.h"
+#include "buffer/recover_fuzz_support.h"
 #include "buffer/shm_ring.h"
-#include "event/reader.h"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace rastrace;
 using namespace rastrace::buffer;
 
@@ -46,21 +39,8 @@ struct Input {
   }
 };
 
-void WriteFile(const std::string& path, const void* bytes, size_t size) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) std::abort();
-  if (size != 0 && write(fd, bytes, size) != static_cast<ssize_t>(size)) std::abort();
-  close(fd);
-}
-
 const std::string& Scratch() {
-  static const std::string dir = [] {
-    std::string pattern =
-        (fs::temp_directory_path() / "rastrace-recover-files-fuzz-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) std::abort();
-    fs::create_directory(pattern + "/shm");
-    return pattern;
-  }();
+  static const std::string dir = fuzz::MakeScratch("rastrace-recover-files-fuzz");
   return dir;
 }
 
@@ -115,22 +95,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Store(ring, offsetof(ShmRingHeader, capacity_words), words);
   }
 
-  WriteFile(dir + "/shm/rastrace-4343.proc", proc.data(), proc.size());
-  WriteFile(dir + "/shm/rastrace-4343-1.ring", ring.data(), ring.size());
-  WriteFile(log, in.data, in.size);
+  fuzz::WriteFile(dir + "/shm/rastrace-4343.proc", proc.data(), proc.size());
+  fuzz::WriteFile(dir + "/shm/rastrace-4343-1.ring", ring.data(), ring.size());
+  fuzz::WriteFile(log, in.data, in.size);
 
-  RecoverOptions options;
-  options.dir = dir + "/shm";
-  options.output = dir + "/recovered";
-  options.force = true;
-  if (auto summary = Recover(options)) {
-    auto reader = event::LogReader::Open(options.output, {.reformat = false});
-    if (!reader) std::abort();
-    event::Event e;
-    event::ReadStatus status;
-    while ((status = reader->Next(e)) == event::ReadStatus::kEvent) {
-    }
-    if (status != event::ReadStatus::kEnd) std::abort();
-  }
+  fuzz::RecoverAndCheck(dir);
   return 0;
 }

@@ -4,25 +4,18 @@
 // The input supplies what a crash (or a damaged disk) could leave: the ring's published positions,
 // lost count, checkpoint slots and released flag, the process checkpoint, the ring's words and the
 // log's bytes. The magic numbers, version and sizes are kept valid so the fuzzer reaches past them.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "buffer/recover.h"
+#include "buffer/recover_fuzz_support.h"
 #include "buffer/shm_ring.h"
-#include "event/reader.h"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace rastrace;
 using namespace rastrace::buffer;
 
@@ -43,20 +36,8 @@ struct Input {
   }
 };
 
-void WriteFile(const std::string& path, const void* bytes, size_t size) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) std::abort();
-  if (size != 0 && write(fd, bytes, size) != static_cast<ssize_t>(size)) std::abort();
-  close(fd);
-}
-
 const std::string& Scratch() {
-  static const std::string dir = [] {
-    std::string pattern = (fs::temp_directory_path() / "rastrace-recover-fuzz-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) std::abort();
-    fs::create_directory(pattern + "/shm");
-    return pattern;
-  }();
+  static const std::string dir = fuzz::MakeScratch("rastrace-recover-fuzz");
   return dir;
 }
 
@@ -84,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p->complete.store(static_cast<uint32_t>(in.Word() & 1));
   p->log_path_bytes = static_cast<uint32_t>(log.size());
   std::memcpy(proc.data() + kShmProcessEventsOffset, log.data(), log.size());
-  WriteFile(dir + "/shm/rastrace-4242.proc", proc.data(), proc.size());
+  fuzz::WriteFile(dir + "/shm/rastrace-4242.proc", proc.data(), proc.size());
 
   // The ring file: positions, counts and checkpoints from the input, then the words.
   std::vector<uint8_t> ring(kShmPage + kWords * 8);
@@ -110,24 +91,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(ring.data() + kShmPage, in.data, words_bytes);
   in.data += words_bytes;
   in.size -= words_bytes;
-  WriteFile(dir + "/shm/rastrace-4242-1.ring", ring.data(), ring.size());
+  fuzz::WriteFile(dir + "/shm/rastrace-4242-1.ring", ring.data(), ring.size());
 
   // What is left is the log the process was writing.
-  WriteFile(log, in.data, in.size);
+  fuzz::WriteFile(log, in.data, in.size);
 
-  RecoverOptions options;
-  options.dir = dir + "/shm";
-  options.output = dir + "/recovered";
-  options.force = true;
-  if (auto summary = Recover(options)) {
-    auto reader = event::LogReader::Open(options.output, {.reformat = false});
-    if (!reader) std::abort();
-    event::Event e;
-    event::ReadStatus status;
-    while ((status = reader->Next(e)) == event::ReadStatus::kEvent) {
-    }
-    // What recovery writes is always a whole log, whatever it was given.
-    if (status != event::ReadStatus::kEnd) std::abort();
-  }
+  fuzz::RecoverAndCheck(dir);
   return 0;
 }

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,29 @@ class ShmRingTest : public ::testing::Test {
     ASSERT_TRUE(log.Flush());
     ring.Release(end);
   }
+  // What a recorder has when its process records: the process file, one 4 KiB ring file and the
+  // ring in it, and the log holding the header.
+  struct Recording {
+    std::shared_ptr<ShmProcess> process;
+    std::unique_ptr<ShmRing> file;
+    std::optional<RingBuffer> ring;
+    std::optional<event::LogWriter> log;
+  };
+  void Start(Recording& r) {
+    auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
+    ASSERT_TRUE(process) << process.error().message;
+    r.process = *process;
+    auto file = r.process->CreateRing(4096, Mode::kAlternate, kTid, "main");
+    ASSERT_TRUE(file) << file.error().message;
+    r.file = std::move(*file);
+    r.ring.emplace(r.file->placement(/*hold=*/true), Mode::kAlternate, kTid);
+    auto log = event::LogWriter::Create(dir_ + "/log");
+    ASSERT_TRUE(log) << log.error().message;
+    r.log.emplace(std::move(*log));
+    ASSERT_TRUE(r.log->WriteEncoded(header_));
+    ASSERT_TRUE(r.log->Flush());
+  }
+
   // The sequence numbers of the recovered log, which must read to its end.
   std::vector<uint64_t> Recovered(uint64_t* cut_events = nullptr) {
     RecoverOptions options;
@@ -103,33 +128,31 @@ TEST_F(ShmRingTest, FilesAreOwnerOnlyAndADirectorySymlinkIsRefused) {
 }
 
 TEST_F(ShmRingTest, CrashBeforeTheCheckpointIsPublishedRecoversEachEventOnce) {
-  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
-  ASSERT_TRUE(process);
-  auto file = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
-  ASSERT_TRUE(file);
-  RingBuffer ring((*file)->placement(/*hold=*/true), Mode::kAlternate, kTid);
-  auto log = event::LogWriter::Create(dir_ + "/log");
-  ASSERT_TRUE(log);
-  ASSERT_TRUE(log->WriteEncoded(header_));
+  Recording r;
+  ASSERT_NO_FATAL_FAILURE(Start(r));
+  RingBuffer& ring = *r.ring;
+  event::LogWriter& log = *r.log;
+  auto& process = r.process;
+  auto& file = r.file;
 
   for (uint64_t seq = 1; seq <= 3; ++seq) Write(ring, seq);
   EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3}));  // before any checkpoint
 
-  Drain(ring, *log);
-  (*file)->WriteCheckpoint({1, ring.tail(), 0, 0});
-  (*process)->PublishCheckpoint(1, log->bytes_written());
+  Drain(ring, log);
+  file->WriteCheckpoint({1, ring.tail(), 0, 0});
+  process->PublishCheckpoint(1, log.bytes_written());
   ring.HandBack();
   for (uint64_t seq = 4; seq <= 5; ++seq) Write(ring, seq);
   EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3, 4, 5}));
 
   // Drained and written, the ring's slot written, killed before the publication: the log's extra
   // bytes are ignored and the ring (which still holds the space) supplies 4 and 5.
-  Drain(ring, *log);
-  (*file)->WriteCheckpoint({2, ring.tail(), 0, 0});
+  Drain(ring, log);
+  file->WriteCheckpoint({2, ring.tail(), 0, 0});
   Write(ring, 6);
   EXPECT_EQ(Recovered(), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6}));
 
-  (*process)->PublishCheckpoint(2, log->bytes_written());
+  process->PublishCheckpoint(2, log.bytes_written());
   ring.HandBack();
   uint64_t cuts = 0;
   EXPECT_EQ(Recovered(&cuts), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6}));
@@ -179,17 +202,10 @@ TEST_F(ShmRingTest, DamagedRingFileIsLeftOutWithItsOffset) {
 // field is named with its file and offset, nothing is allocated for it, and the log is rebuilt
 // from the header and the rings.
 TEST_F(ShmRingTest, ACheckpointLargerThanTheLogIsReportedWithItsOffset) {
-  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
-  ASSERT_TRUE(process);
-  auto file = (*process)->CreateRing(4096, Mode::kAlternate, kTid, "main");
-  ASSERT_TRUE(file);
-  RingBuffer ring((*file)->placement(/*hold=*/true), Mode::kAlternate, kTid);
-  auto log = event::LogWriter::Create(dir_ + "/log");
-  ASSERT_TRUE(log);
-  ASSERT_TRUE(log->WriteEncoded(header_));
-  ASSERT_TRUE(log->Flush());
-  for (uint64_t seq = 1; seq <= 3; ++seq) Write(ring, seq);
-  (*process)->PublishCheckpoint(1, uint64_t{1} << 62);  // 4 EiB: no log is that large
+  Recording r;
+  ASSERT_NO_FATAL_FAILURE(Start(r));
+  for (uint64_t seq = 1; seq <= 3; ++seq) Write(*r.ring, seq);
+  r.process->PublishCheckpoint(1, uint64_t{1} << 62);  // 4 EiB: no log is that large
 
   RecoverOptions options;
   options.dir = shm_;
