@@ -51,56 +51,57 @@ bool ValueReads(const tmpl::Value& v) {
   return v.source == tmpl::Value::Source::kCode && !IsFact(v.code.kind);
 }
 
-bool ExprReads(const tmpl::Expr& e) {
-  for (const auto& v : e.values) {
-    if (ValueReads(v)) return true;
+// A node's values, texts and children are in the tables of its template (`ct`).
+bool ExprReads(const tmpl::CompiledTemplate& ct, const tmpl::Expr& e) {
+  for (const tmpl::ExprStep& step : e.steps) {
+    if (step.op == tmpl::ExprStep::Op::kPush && ValueReads(ct.values[step.index])) return true;
   }
   for (const auto& b : e.builtins) {
     for (const auto& arg : b->args) {
-      if (ExprReads(arg.expr)) return true;
+      if (ExprReads(ct, arg.expr)) return true;
     }
   }
   return false;
 }
 
-bool SeqReads(const Seq& seq);
+bool SeqReads(const tmpl::CompiledTemplate& ct, const Seq& seq);
 
-bool NodeReads(const Node& n) {
+bool NodeReads(const tmpl::CompiledTemplate& ct, const Node& n) {
   switch (n.kind) {
     case NodeKind::kCode:
-      return !IsFact(n.value.code.kind);
+      return !IsFact(ct.ValueOf(n).code.kind);
     case NodeKind::kCall:
     case NodeKind::kLoop:
       return true;
     case NodeKind::kAssign:
-      return ExprReads(*n.expr) || n.value.source == tmpl::Value::Source::kSpecial;
+      return ExprReads(ct, ct.ExprOf(n)) || ct.ValueOf(n).source == tmpl::Value::Source::kSpecial;
     case NodeKind::kSwitch:
-      if (ValueReads(n.value)) return true;
-      for (const auto& c : n.cases->cases) {
-        if (SeqReads(c.body)) return true;
+      if (ValueReads(ct.ValueOf(n))) return true;
+      for (const auto& c : ct.SwitchOf(n).cases) {
+        if (SeqReads(ct, c.body)) return true;
       }
       return false;
     case NodeKind::kBitflags:
-      if (ValueReads(n.value)) return true;
-      for (const auto& f : *n.flags) {
-        if (SeqReads(f.set) || SeqReads(f.clear)) return true;
+      if (ValueReads(ct.ValueOf(n))) return true;
+      for (const auto& f : ct.FlagsOf(n)) {
+        if (SeqReads(ct, f.set) || SeqReads(ct, f.clear)) return true;
       }
       return false;
     case NodeKind::kBuiltin:
-      for (const auto& arg : n.builtin->args) {
-        if (ExprReads(arg.expr) || SeqReads(arg.text)) return true;
+      for (const auto& arg : ct.BuiltinOf(n).args) {
+        if (ExprReads(ct, arg.expr) || SeqReads(ct, arg.text)) return true;
       }
       return false;
     case NodeKind::kGroup:
     case NodeKind::kBackquote:
-      return SeqReads(n.children);
+      return SeqReads(ct, ct.ChildrenOf(n));
     default:
       return false;
   }
 }
 
-bool SeqReads(const Seq& seq) {
-  return std::any_of(seq.begin(), seq.end(), [](const Node& n) { return NodeReads(n); });
+bool SeqReads(const tmpl::CompiledTemplate& ct, const Seq& seq) {
+  return std::any_of(seq.begin(), seq.end(), [&](const Node& n) { return NodeReads(ct, n); });
 }
 
 // Walks a template's nodes, keeping the DATA_POINTER where it is known without an event, and
@@ -264,12 +265,12 @@ class Deriver {
   }
 
   // The one 1-byte code a LOOP body holds ({X1} or {A1}), or nullptr.
-  static const FormatCode* ByteLoopCode(const Seq& body) {
+  const FormatCode* ByteLoopCode(const Seq& body) const {
     const FormatCode* found = nullptr;
     for (const Node& n : body) {
       if (n.kind == NodeKind::kSeparator) continue;
       if (n.kind != NodeKind::kCode || found != nullptr) return nullptr;
-      found = &n.value.code;
+      found = &compiled_.ValueOf(n).code;
     }
     if (found == nullptr || found->word_sized || found->m != 1) return nullptr;
     if (found->kind != CodeKind::kHex && found->kind != CodeKind::kAscii) return nullptr;
@@ -277,12 +278,12 @@ class Deriver {
   }
 
   bool Loop(const Node& n) {
-    const FormatCode* code = ByteLoopCode(n.children);
+    const FormatCode* code = ByteLoopCode(compiled_.ChildrenOf(n));
     if (code == nullptr) return false;
     PlanStep step;
     step.op = PlanStep::Op::kLoop;
     step.code = *code;
-    const tmpl::Value& count = n.value;
+    const tmpl::Value& count = compiled_.ValueOf(n);
     bool to_end = false;
     if (count.source == tmpl::Value::Source::kConstant) {
       step.count = PlanStep::Count::kConstant;
@@ -315,32 +316,34 @@ class Deriver {
   // {{ $x = CODE }}: the code's value is field x. Other assignments read nothing or cannot be
   // followed without the event.
   bool Assign(const Node& n) {
-    if (n.value.source != tmpl::Value::Source::kMacro) return false;  // $DATAPOINTER moves
-    const tmpl::Expr& e = *n.expr;
-    if (!ExprReads(e)) return true;
+    const tmpl::Value& target = compiled_.ValueOf(n);
+    if (target.source != tmpl::Value::Source::kMacro) return false;  // $DATAPOINTER moves
+    const tmpl::Expr& e = compiled_.ExprOf(n);
+    if (!ExprReads(compiled_, e)) return true;
     if (e.steps.size() != 1 || e.steps[0].op != tmpl::ExprStep::Op::kPush ||
-        e.values[e.steps[0].index].source != tmpl::Value::Source::kCode) {
+        compiled_.values[e.steps[0].index].source != tmpl::Value::Source::kCode) {
       return false;
     }
-    const FormatCode& code = e.values[e.steps[0].index].code;
+    const FormatCode& code = compiled_.values[e.steps[0].index].code;
     if (IsMove(code.kind)) {
       Move(code);
       return true;
     }
-    const std::string& macro = compiled_.macro_names[n.value.macro];
+    const std::string& macro = compiled_.macro_names[target.macro];
     label_.clear();  // the macro names the value; a label before it describes the printout
     const int16_t field = Read(code, Identifier(macro));
-    if (n.value.macro < macro_field_.size()) macro_field_[n.value.macro] = field;
+    if (target.macro < macro_field_.size()) macro_field_[target.macro] = field;
     return true;
   }
 
   // A SWITCH or BITFLAGS subject that is a code is a field; cases that read stop the walk.
   bool Subject(const Node& n, bool cases_read) {
-    if (n.value.source == tmpl::Value::Source::kCode && !IsFact(n.value.code.kind)) {
-      if (IsMove(n.value.code.kind)) {
-        Move(n.value.code);
+    const tmpl::Value& subject = compiled_.ValueOf(n);
+    if (subject.source == tmpl::Value::Source::kCode && !IsFact(subject.code.kind)) {
+      if (IsMove(subject.code.kind)) {
+        Move(subject.code);
       } else {
-        Read(n.value.code, {});
+        Read(subject.code, {});
       }
     } else {
       label_.clear();
@@ -363,20 +366,22 @@ bool Deriver::WalkNode(const Node& n) {
   switch (n.kind) {
     case NodeKind::kText:
     case NodeKind::kString:
-      label_ = n.text;
+      label_ = compiled_.TextOf(n);
       return true;
     case NodeKind::kSeparator:
     case NodeKind::kTab:
     case NodeKind::kNewline:
       return true;
-    case NodeKind::kCode:
-      if (IsFact(n.value.code.kind)) return true;
-      if (IsMove(n.value.code.kind)) {
-        Move(n.value.code);
+    case NodeKind::kCode: {
+      const FormatCode& code = compiled_.ValueOf(n).code;
+      if (IsFact(code.kind)) return true;
+      if (IsMove(code.kind)) {
+        Move(code);
       } else {
-        Read(n.value.code, {});
+        Read(code, {});
       }
       return true;
+    }
     case NodeKind::kMacro:
       label_.clear();
       return true;
@@ -386,19 +391,23 @@ bool Deriver::WalkNode(const Node& n) {
       return Loop(n);
     case NodeKind::kSwitch: {
       bool cases_read = false;
-      for (const auto& c : n.cases->cases) cases_read = cases_read || SeqReads(c.body);
+      for (const auto& c : compiled_.SwitchOf(n).cases) {
+        cases_read = cases_read || SeqReads(compiled_, c.body);
+      }
       return Subject(n, cases_read);
     }
     case NodeKind::kBitflags: {
       bool cases_read = false;
-      for (const auto& f : *n.flags) cases_read = cases_read || SeqReads(f.set) || SeqReads(f.clear);
+      for (const auto& f : compiled_.FlagsOf(n)) {
+        cases_read = cases_read || SeqReads(compiled_, f.set) || SeqReads(compiled_, f.clear);
+      }
       return Subject(n, cases_read);
     }
     case NodeKind::kBuiltin:
-      return !NodeReads(n);
+      return !NodeReads(compiled_, n);
     case NodeKind::kGroup:
     case NodeKind::kBackquote:
-      return Walk(n.children);
+      return Walk(compiled_.ChildrenOf(n));
     case NodeKind::kCall:
     case NodeKind::kAction:
       return false;
@@ -410,7 +419,7 @@ bool Deriver::WalkNode(const Node& n) {
 size_t FirstDescriptor(const tmpl::Template& t) {
   const Seq& body = t.compiled->body;
   if (!t.label.empty() && t.label.front() != '@' && !body.empty() &&
-      body.front().kind == NodeKind::kString && body.front().text == t.label) {
+      body.front().kind == NodeKind::kString && t.compiled->TextOf(body.front()) == t.label) {
     return 1;
   }
   return 0;
@@ -418,20 +427,22 @@ size_t FirstDescriptor(const tmpl::Template& t) {
 
 // A subhook switch: only pointer moves before it, its subject the 2 bytes at offset 6 (where the
 // 64-bit hookword keeps the subhook) or $HD, compared as a number. Returns the switch's index.
-std::optional<size_t> SubhookSwitch(const Seq& body, size_t from, event::Layout layout) {
+std::optional<size_t> SubhookSwitch(const tmpl::CompiledTemplate& ct, size_t from,
+                                    event::Layout layout) {
+  const Seq& body = ct.body;
   std::optional<uint64_t> pos;
   for (size_t i = from; i < body.size(); ++i) {
     const Node& n = body[i];
     if (n.kind == NodeKind::kSeparator) continue;
-    if (n.kind == NodeKind::kCode && n.value.code.kind == CodeKind::kGoto) {
-      pos = uint64_t{n.value.code.m} * 8 + n.value.code.n;
+    if (n.kind == NodeKind::kCode && ct.ValueOf(n).code.kind == CodeKind::kGoto) {
+      pos = uint64_t{ct.ValueOf(n).code.m} * 8 + ct.ValueOf(n).code.n;
       continue;
     }
-    if (n.kind != NodeKind::kSwitch || n.cases->compare != tmpl::CompareAs::kNumber ||
-        (n.cases->mask & 0xFFFF) != 0xFFFF) {
+    if (n.kind != NodeKind::kSwitch || ct.SwitchOf(n).compare != tmpl::CompareAs::kNumber ||
+        (ct.SwitchOf(n).mask & 0xFFFF) != 0xFFFF) {
       return std::nullopt;
     }
-    const tmpl::Value& v = n.value;
+    const tmpl::Value& v = ct.ValueOf(n);
     if (v.source == tmpl::Value::Source::kSpecial && v.special == tmpl::Special::kHookData &&
         v.format.kind == tmpl::MacroFormat::Kind::kDefault) {
       return i;
@@ -453,8 +464,8 @@ TemplatePlan DeriveCase(const tmpl::Template& t, bool generic, event::Layout lay
   const Seq& top = compiled.body;
   bool go_on = true;
   for (size_t i = from; i < switch_at && go_on; ++i) go_on = d.WalkNode(top[i]);
-  const Node& sw = top[switch_at];
-  if (go_on && sw.value.source == tmpl::Value::Source::kCode) d.SkipRead(sw.value.code);
+  const tmpl::Value& subject = compiled.ValueOf(top[switch_at]);
+  if (go_on && subject.source == tmpl::Value::Source::kCode) d.SkipRead(subject.code);
   if (go_on && body != nullptr) go_on = d.Walk(*body);
   if (go_on) d.Walk(top, switch_at + 1);
   return d.Finish();
@@ -467,9 +478,9 @@ DerivedPlans DeriveTemplatePlans(const tmpl::Template& t, bool generic, event::L
   if (!t.compiled) return out;
   const size_t from = FirstDescriptor(t);
   const Seq& body = t.compiled->body;
-  if (const auto at = SubhookSwitch(body, from, layout)) {
+  if (const auto at = SubhookSwitch(*t.compiled, from, layout)) {
     SubhookPlans plans;
-    for (const tmpl::Case& c : body[*at].cases->cases) {
+    for (const tmpl::Case& c : t.compiled->SwitchOf(body[*at]).cases) {
       if (c.label.kind == tmpl::CaseLabel::Kind::kNumber) {
         const auto subhook = static_cast<uint16_t>(c.label.number);
         const bool seen = std::any_of(plans.cases.begin(), plans.cases.end(),
@@ -625,8 +636,8 @@ void RunTemplatePlan(const TemplatePlan& plan, const event::Event& e, ByteOrder 
         const uint64_t length = LoadUnsigned(p, n, read_order);
         const uint8_t* text = view.Take(length, read_order);
         if (text == nullptr) return;
-        value.text = keep(step.field, view,
-                          std::string_view(reinterpret_cast<const char*>(text), length));
+        value.text =
+            keep(step.field, view, std::string_view(reinterpret_cast<const char*>(text), length));
         break;
       }
       case CodeKind::kAscii: {
@@ -657,8 +668,8 @@ void RunTemplatePlan(const TemplatePlan& plan, const event::Event& e, ByteOrder 
         const uint8_t* p = view.Take(n, read_order);
         if (p == nullptr) return;
         if (n > 8) {
-          value.text = keep(step.field, view,
-                            std::string_view(reinterpret_cast<const char*>(p), n));
+          value.text =
+              keep(step.field, view, std::string_view(reinterpret_cast<const char*>(p), n));
           break;
         }
         value.integer = LoadUnsigned(p, n, read_order);

@@ -95,6 +95,7 @@ void Evaluator::Impl::Exec(const Seq& seq) {
       Fail();
       break;
     }
+    if (n.blank_before) w.Blank();
     ExecNode(n);
     if (halt) break;
   }
@@ -106,17 +107,17 @@ void Evaluator::Impl::Exec(const Seq& seq) {
 void Evaluator::Impl::ExecNode(const Node& n) {
   switch (n.kind) {
     case NodeKind::kText:
-      w.Text(n.text);
+      w.Text(frame->TextOf(n));
       return;
     case NodeKind::kString:
       w.Blank();
-      w.Text(n.text);
+      w.Text(frame->TextOf(n));
       return;
     case NodeKind::kBackquote: {
       w.Blank();
       bool saved = in_backquote;
       in_backquote = true;
-      Exec(n.children);
+      Exec(frame->ChildrenOf(n));
       in_backquote = saved;
       return;
     }
@@ -130,10 +131,10 @@ void Evaluator::Impl::ExecNode(const Node& n) {
       w.Newline();
       return;
     case NodeKind::kCode:
-      PrintCode(n.value.code);
+      PrintCode(frame->ValueOf(n).code);
       return;
     case NodeKind::kMacro:
-      PrintValue(n.value);
+      PrintValue(frame->ValueOf(n));
       return;
     case NodeKind::kCall:
       Call(n.call_id16);
@@ -162,10 +163,11 @@ void Evaluator::Impl::ExecNode(const Node& n) {
       ExecSwitch(n);
       return;
     case NodeKind::kLoop: {
-      uint64_t count = ValueOf(n.value);
+      uint64_t count = ValueOf(frame->ValueOf(n));
+      const Seq& body = frame->ChildrenOf(n);
       for (uint64_t i = 0; i < count && !halt; ++i) {
         if (++steps > step_limit) return Fail();
-        Exec(n.children);
+        Exec(body);
       }
       return;
     }
@@ -173,22 +175,23 @@ void Evaluator::Impl::ExecNode(const Node& n) {
       ExecBitflags(n);
       return;
     case NodeKind::kAssign: {
-      uint64_t v = static_cast<uint64_t>(EvalExpr(*n.expr));
+      uint64_t v = static_cast<uint64_t>(EvalExpr(frame->ExprOf(n)));
       if (halt) return;
-      if (n.value.source == Value::Source::kMacro) {
-        Slot(n.value.macro) = v;
-      } else if (n.value.special == Special::kDataPointer) {
+      const Value& target = frame->ValueOf(n);
+      if (target.source == Value::Source::kMacro) {
+        Slot(target.macro) = v;
+      } else if (target.special == Special::kDataPointer) {
         dp_bits = std::min(v, kMaxPointer) * 8;
-      } else if (n.value.special == Special::kBasePointer) {
+      } else if (target.special == Special::kBasePointer) {
         base = std::min(v, kMaxPointer);
       }
       return;
     }
     case NodeKind::kBuiltin:
-      RunBuiltin(*n.builtin, true);
+      RunBuiltin(frame->BuiltinOf(n), true);
       return;
     case NodeKind::kGroup:
-      Exec(n.children);
+      Exec(frame->ChildrenOf(n));
       return;
   }
 }
@@ -263,22 +266,23 @@ bool Evaluator::Impl::SubjectText(const Value& v, std::string& text) {
 }
 
 void Evaluator::Impl::ExecSwitch(const Node& n) {
-  const Switch& sw = *n.cases;
+  const Switch& sw = frame->SwitchOf(n);
+  const Value& subject = frame->ValueOf(n);
   uint64_t number = 0;
   double real = 0;
   switch (sw.compare) {
     case CompareAs::kText:
-      if (!SubjectText(n.value, subject_text)) return;
+      if (!SubjectText(subject, subject_text)) return;
       break;
     case CompareAs::kFloat: {
       // Compare the stored float itself, not its integer value.
       const uint8_t* p = nullptr;
-      if (!Take(n.value.code.m, p)) return;
-      real = LoadFloat(p, n.value.code.m);
+      if (!Take(subject.code.m, p)) return;
+      real = LoadFloat(p, subject.code.m);
       break;
     }
     case CompareAs::kNumber:
-      number = ValueOf(n.value) & sw.mask;
+      number = ValueOf(subject) & sw.mask;
       if (halt) return;
       break;
   }
@@ -306,9 +310,9 @@ void Evaluator::Impl::ExecSwitch(const Node& n) {
 }
 
 void Evaluator::Impl::ExecBitflags(const Node& n) {
-  uint64_t reg = ValueOf(n.value);
+  uint64_t reg = ValueOf(frame->ValueOf(n));
   if (halt) return;
-  for (const FlagEntry& e : *n.flags) {
+  for (const FlagEntry& e : frame->FlagsOf(n)) {
     bool set = e.masked ? (reg & e.mask) == e.value : e.value != 0 && (reg & e.value) == e.value;
     const Seq& body = set ? e.set : e.clear;
     if (body.empty()) continue;

@@ -227,7 +227,7 @@ int64_t Evaluator::Impl::EvalExpr(const Expr& e) {
   for (const ExprStep& s : e.steps) {
     switch (s.op) {
       case ExprStep::Op::kPush:
-        stack[top++] = ValueOf(e.values[s.index]);
+        stack[top++] = ValueOf(frame->values[s.index]);
         break;
       case ExprStep::Op::kCall:
         stack[top++] = static_cast<uint64_t>(RunBuiltin(*e.builtins[s.index], false));

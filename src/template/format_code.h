@@ -30,9 +30,9 @@ enum class CodeKind : uint8_t {
 struct FormatCode {
   CodeKind kind = CodeKind::kHex;
   bool word_sized = false;  // the W variant (XW, DW, ...): 4 or 8 bytes by the hook's layout
+  bool has_n = false;       // "A16" versus "A16.16"
   uint32_t m = 0;           // bytes (or word number for W)
   uint32_t n = 0;           // bits (G, O, B) or display width (A)
-  bool has_n = false;       // "A16" versus "A16.16"
 
   // Bytes the code reads at `word_size`, for the codes that read whole bytes.
   uint32_t Bytes(unsigned word_size) const { return word_sized ? word_size : m; }

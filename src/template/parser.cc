@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstring>
+#include <functional>
 
 #include "template/parser_impl.h"
 
@@ -76,8 +79,89 @@ bool Parser::Body(Template& t) {
     if (!t.label.empty() && t.label[0] != '@') Push(ct_.body, NodeKind::kString, t.label);
   }
   if (!ParseSeq(ct_.body, false, 0)) return false;
-  ResolveLongCalls(ct_.body);
+  ResolveLongCalls();
+  ShrinkTables();
   return FinishMacros();
+}
+
+namespace {
+
+// Every field that makes two values differ, in a fixed place (no padding bytes).
+using ValueKey = std::array<char, 24>;
+ValueKey KeyOf(const Value& v) {
+  ValueKey key{};
+  size_t at = 0;
+  auto put = [&](const auto& field) {
+    std::memcpy(key.data() + at, &field, sizeof field);
+    at += sizeof field;
+  };
+  auto put_code = [&](const FormatCode& c) {
+    put(c.kind);
+    put(c.word_sized);
+    put(c.has_n);
+    put(c.m);
+    put(c.n);
+  };
+  put(v.source);
+  switch (v.source) {
+    case Value::Source::kCode:
+      put_code(v.code);
+      break;
+    case Value::Source::kConstant:
+      put(v.constant);
+      break;
+    case Value::Source::kMacro:
+    case Value::Source::kSpecial:
+      put(v.macro);
+      put(v.special);
+      put(v.format.kind);
+      put(v.format.low_bit);
+      put(v.format.high_bit);
+      put_code(v.format.code);
+      break;
+  }
+  return key;
+}
+
+uint32_t HashOf(std::string_view bytes) {
+  return static_cast<uint32_t>(std::hash<std::string_view>()(bytes));
+}
+
+}  // namespace
+
+uint32_t Parser::AddValue(const Value& v) {
+  const ValueKey key = KeyOf(v);
+  const auto [index, added] = value_index_.FindOrAdd(
+      HashOf(std::string_view(key.data(), key.size())), static_cast<uint32_t>(ct_.values.size()),
+      [&](uint32_t i) { return KeyOf(ct_.values[i]) == key; });
+  if (added) ct_.values.push_back(v);
+  return index;
+}
+
+uint32_t Parser::AddText(std::string_view text) {
+  const auto [index, added] =
+      text_index_.FindOrAdd(HashOf(text), static_cast<uint32_t>(ct_.texts.size()), [&](uint32_t i) {
+        const TextRef& t = ct_.texts[i];
+        return std::string_view(ct_.text_pool).substr(t.offset, t.size) == text;
+      });
+  if (added) {
+    ct_.texts.push_back(
+        {static_cast<uint32_t>(ct_.text_pool.size()), static_cast<uint32_t>(text.size())});
+    ct_.text_pool.append(text);
+  }
+  return index;
+}
+
+void Parser::ShrinkTables() {
+  ct_.body.shrink_to_fit();
+  ct_.values.shrink_to_fit();
+  ct_.text_pool.shrink_to_fit();
+  ct_.texts.shrink_to_fit();
+  ct_.seqs.shrink_to_fit();
+  ct_.switches.shrink_to_fit();
+  ct_.flag_lists.shrink_to_fit();
+  ct_.exprs.shrink_to_fit();
+  ct_.builtins.shrink_to_fit();
 }
 
 bool Parser::ParseSeq(Seq& out, bool until_close, size_t open_offset) {
@@ -85,6 +169,7 @@ bool Parser::ParseSeq(Seq& out, bool until_close, size_t open_offset) {
     return Fail(open_offset,
                 fmt::format("descriptors nested too deeply: at most {} levels", kMaxNesting));
   }
+  bool pending_blank = false;
   while (true) {
     Token t = lex_.Next();
     if (t.kind == Tok::kEnd) {
@@ -98,10 +183,22 @@ bool Parser::ParseSeq(Seq& out, bool until_close, size_t open_offset) {
       if (until_close) break;
       return Fail(t.offset, "unexpected '}': no '{' is open");
     }
-    if (t.space_before && !out.empty()) Push(out, NodeKind::kSeparator);
-    if (!Item(out, t, true)) return false;
+    if (t.space_before && !out.empty()) pending_blank = true;
+    if (!SeqItem(out, t, true, pending_blank)) return false;
   }
+  if (pending_blank) Push(out, NodeKind::kSeparator);
+  out.shrink_to_fit();
   --depth_;
+  return true;
+}
+
+bool Parser::SeqItem(Seq& out, const Token& t, bool allow_switch, bool& pending_blank) {
+  const size_t before = out.size();
+  if (!Item(out, t, allow_switch)) return false;
+  if (pending_blank && out.size() > before) {
+    out[before].blank_before = true;
+    pending_blank = false;
+  }
   return true;
 }
 
@@ -134,10 +231,12 @@ bool Parser::Item(Seq& out, const Token& t, bool allow_switch) {
     case Tok::kOpenExpr:
       return Statement(out, t.offset);
     case Tok::kOpen: {
+      Seq children;
+      if (!ParseSeq(children, true, t.offset)) return false;
       Node group;
       group.kind = NodeKind::kGroup;
-      if (!ParseSeq(group.children, true, t.offset)) return false;
-      out.push_back(std::move(group));
+      group.detail = AddTo(ct_.seqs, std::move(children));
+      out.push_back(group);
       return true;
     }
     case Tok::kMacro:
@@ -145,10 +244,12 @@ bool Parser::Item(Seq& out, const Token& t, bool allow_switch) {
     case Tok::kWord:
       return WordItem(out, t, allow_switch);
     case Tok::kBuiltin: {
+      std::unique_ptr<Builtin> builtin;
+      if (!BuiltinCall(t.text, t.offset, builtin)) return false;
       Node n;
       n.kind = NodeKind::kBuiltin;
-      if (!BuiltinCall(t.text, t.offset, n.builtin)) return false;
-      out.push_back(std::move(n));
+      n.detail = AddTo(ct_.builtins, std::move(*builtin));
+      out.push_back(n);
       return true;
     }
     case Tok::kClose:
@@ -169,7 +270,7 @@ bool Parser::MacroItem(Seq& out, const Token& t, bool allow_switch) {
         n.kind = NodeKind::kAction;
         n.action = *action;
       }
-      out.push_back(std::move(n));
+      out.push_back(n);
       return true;
     }
     if (IsSubroutineName(t.text)) {
@@ -178,7 +279,7 @@ bool Parser::MacroItem(Seq& out, const Token& t, bool allow_switch) {
       Node n;
       n.kind = NodeKind::kCall;
       n.call_id16 = static_cast<uint16_t>(id << 4);
-      out.push_back(std::move(n));
+      out.push_back(n);
       return true;
     }
     // A SWITCH needs a value, and a call has none: `$dead, ...` is a macro.
@@ -188,8 +289,10 @@ bool Parser::MacroItem(Seq& out, const Token& t, bool allow_switch) {
       Node n;
       n.kind = NodeKind::kCall;
       n.call_id16 = static_cast<uint16_t>(id);
-      n.text = Lower(t.text);  // whether it is a macro after all is known at the end
-      out.push_back(std::move(n));
+      // Whether it is a macro after all is known at the end: its name, kept until then (detail
+      // 0 is a call without one).
+      n.detail = AddTo(long_call_names_, Lower(t.text)) + 1;
+      out.push_back(n);
       return true;
     }
   }
@@ -201,10 +304,7 @@ bool Parser::MacroItem(Seq& out, const Token& t, bool allow_switch) {
   }
   uint64_t mask = 0;
   if (allow_switch && MaskedSwitchFollows(mask)) return SwitchItem(out, v, mask);
-  Node n;
-  n.kind = NodeKind::kMacro;
-  n.value = v;
-  out.push_back(std::move(n));
+  PushValue(out, NodeKind::kMacro, v);
   return true;
 }
 
@@ -243,10 +343,7 @@ bool Parser::WordItem(Seq& out, const Token& t, bool allow_switch) {
   if (!IsPointerCode(p.code.kind) && allow_switch && MaskedSwitchFollows(mask)) {
     return SwitchItem(out, v, mask);
   }
-  Node n;
-  n.kind = NodeKind::kCode;
-  n.value = v;
-  out.push_back(std::move(n));
+  PushValue(out, NodeKind::kCode, v);
   return true;
 }
 
@@ -276,33 +373,38 @@ bool Parser::Body(Seq& out, const Token& t, std::string_view what) {
   if (t.kind == Tok::kEnd || t.kind == Tok::kClose || t.kind == Tok::kComma) {
     return Fail(t.offset, fmt::format("expected {}", what));
   }
-  if (t.space_before) Push(out, NodeKind::kSeparator);
-  return Item(out, t, false);
+  bool pending_blank = t.space_before;
+  if (!SeqItem(out, t, false, pending_blank)) return false;
+  if (pending_blank) Push(out, NodeKind::kSeparator);
+  return true;
 }
 
 bool Parser::Loop(Seq& out, const Token& keyword) {
   (void)keyword;
-  Node n;
-  n.kind = NodeKind::kLoop;
-  if (!SubjectValue(lex_.Next(), n.value, "LOOP")) return false;
-  if (!Body(n.children, lex_.Next(), "'{' and the descriptor to repeat after the LOOP count")) {
+  Value count;
+  if (!SubjectValue(lex_.Next(), count, "LOOP")) return false;
+  Seq body;
+  if (!Body(body, lex_.Next(), "'{' and the descriptor to repeat after the LOOP count")) {
     return false;
   }
-  out.push_back(std::move(n));
+  Node n;
+  n.kind = NodeKind::kLoop;
+  n.value = AddValue(count);
+  n.detail = AddTo(ct_.seqs, std::move(body));
+  out.push_back(n);
   return true;
 }
 
 bool Parser::Bitflags(Seq& out, const Token& keyword) {
   (void)keyword;
-  Node n;
-  n.kind = NodeKind::kBitflags;
+  Value subject_value;
   Token subject = lex_.Next();
-  if (!SubjectValue(subject, n.value, "BITFLAGS")) return false;
+  if (!SubjectValue(subject, subject_value, "BITFLAGS")) return false;
   Token comma = lex_.Next();
   if (comma.kind != Tok::kComma) {
     return Fail(comma.offset, "expected ',' after the BITFLAGS format code or register");
   }
-  n.flags = std::make_unique<std::vector<FlagEntry>>();
+  std::vector<FlagEntry> flags;
   auto number = [&](const Token& t, uint64_t& v, std::string_view what) {
     if (t.kind == Tok::kWord && ParseFlagNumber(t.text, v)) return true;
     return Fail(t.offset,
@@ -311,7 +413,7 @@ bool Parser::Bitflags(Seq& out, const Token& keyword) {
   while (true) {
     Lexer before = lex_;
     Token e = lex_.Next();
-    if ((e.kind == Tok::kEnd || e.kind == Tok::kClose) && !n.flags->empty()) {
+    if ((e.kind == Tok::kEnd || e.kind == Tok::kClose) && !flags.empty()) {
       lex_ = before;
       break;
     }
@@ -334,25 +436,28 @@ bool Parser::Bitflags(Seq& out, const Token& keyword) {
         return false;
       }
     }
-    n.flags->push_back(std::move(entry));
+    flags.push_back(std::move(entry));
     before = lex_;
     if (lex_.Next().kind != Tok::kComma) {
       lex_ = before;
       break;
     }
   }
-  out.push_back(std::move(n));
+  Node n;
+  n.kind = NodeKind::kBitflags;
+  n.value = AddValue(subject_value);
+  n.detail = AddTo(ct_.flag_lists, std::move(flags));
+  out.push_back(n);
   return true;
 }
 
 bool Parser::Backquote(Seq& out, const Token& t) {
-  Node n;
-  n.kind = NodeKind::kBackquote;
+  Seq children;
   std::string_view content = t.text;
   size_t base = t.offset + 1;
   std::string literal;
   auto flush = [&] {
-    if (!literal.empty()) Push(n.children, NodeKind::kText, literal);
+    if (!literal.empty()) Push(children, NodeKind::kText, literal);
     literal.clear();
   };
   size_t i = 0;
@@ -363,13 +468,13 @@ bool Parser::Backquote(Seq& out, const Token& t) {
       Token m = sub.Next();
       if (m.kind == Tok::kError) return Fail(m.offset, std::string(m.text));
       flush();
-      if (!MacroItem(n.children, m, false)) return false;
+      if (!MacroItem(children, m, false)) return false;
       i = sub.offset() - base;
       continue;
     }
     if (c == '\\' && i + 1 < content.size() && (content[i + 1] == 't' || content[i + 1] == 'n')) {
       flush();
-      Push(n.children, content[i + 1] == 't' ? NodeKind::kTab : NodeKind::kNewline);
+      Push(children, content[i + 1] == 't' ? NodeKind::kTab : NodeKind::kNewline);
       i += 2;
       continue;
     }
@@ -385,11 +490,10 @@ bool Parser::Backquote(Seq& out, const Token& t) {
       if (whole && p.match == CodeMatch::kInvalid) return Fail(base + i, p.error);
       if (whole && p.match == CodeMatch::kCode) {
         flush();
-        Node code;
-        code.kind = NodeKind::kCode;
-        code.value.source = Value::Source::kCode;
-        code.value.code = p.code;
-        n.children.push_back(std::move(code));
+        Value code;
+        code.source = Value::Source::kCode;
+        code.code = p.code;
+        PushValue(children, NodeKind::kCode, code);
       } else {
         literal.append(word);
       }
@@ -400,7 +504,11 @@ bool Parser::Backquote(Seq& out, const Token& t) {
     ++i;
   }
   flush();
-  out.push_back(std::move(n));
+  children.shrink_to_fit();
+  Node n;
+  n.kind = NodeKind::kBackquote;
+  n.detail = AddTo(ct_.seqs, std::move(children));
+  out.push_back(n);
   return true;
 }
 
@@ -423,46 +531,51 @@ bool Parser::MacroIndex(std::string_view name, bool defining, size_t offset, uin
   return true;
 }
 
+void Parser::ResolveLongCalls() {
+  // Every sequence of the template is in one of its tables (or is the body).
+  ResolveLongCalls(ct_.body);
+  for (Seq& seq : ct_.seqs) ResolveLongCalls(seq);
+  for (Switch& sw : ct_.switches) {
+    for (Case& c : sw.cases) ResolveLongCalls(c.body);
+  }
+  for (auto& list : ct_.flag_lists) {
+    for (FlagEntry& e : list) {
+      ResolveLongCalls(e.set);
+      ResolveLongCalls(e.clear);
+    }
+  }
+  for (Builtin& b : ct_.builtins) ResolveLongCalls(b);
+  for (Expr& e : ct_.exprs) ResolveLongCalls(e);
+  long_call_names_.clear();
+}
+
 void Parser::ResolveLongCalls(Seq& seq) {
-  // The recursion follows the parse, which nesting limits bound (kMaxItemNesting).
   for (Node& n : seq) {
-    if (n.kind == NodeKind::kCall && !n.text.empty()) {
-      auto it = std::find(ct_.macro_names.begin(), ct_.macro_names.end(), n.text);
-      size_t index = static_cast<size_t>(it - ct_.macro_names.begin());
-      if (it != ct_.macro_names.end() && defined_[index]) {
-        n.kind = NodeKind::kMacro;
-        n.value.source = Value::Source::kMacro;
-        n.value.macro = static_cast<uint16_t>(index);
-        n.text.clear();
-      }
-    }
-    ResolveLongCalls(n.children);
-    if (n.cases) {
-      for (Case& c : n.cases->cases) ResolveLongCalls(c.body);
-    }
-    if (n.flags) {
-      for (FlagEntry& e : *n.flags) {
-        ResolveLongCalls(e.set);
-        ResolveLongCalls(e.clear);
-      }
-    }
-    if (n.expr) ResolveLongCalls(*n.expr);
-    if (n.builtin) {
-      for (BuiltinArg& a : n.builtin->args) {
-        ResolveLongCalls(a.text);
-        ResolveLongCalls(a.expr);
-      }
+    if (n.kind != NodeKind::kCall || n.detail == 0) continue;
+    const std::string& name = long_call_names_[n.detail - 1];
+    n.detail = 0;
+    auto it = std::find(ct_.macro_names.begin(), ct_.macro_names.end(), name);
+    size_t index = static_cast<size_t>(it - ct_.macro_names.begin());
+    if (it != ct_.macro_names.end() && defined_[index]) {
+      Value v;
+      v.source = Value::Source::kMacro;
+      v.macro = static_cast<uint16_t>(index);
+      n.kind = NodeKind::kMacro;
+      n.value = AddValue(v);
     }
   }
 }
 
-void Parser::ResolveLongCalls(Expr& expr) {
-  for (auto& b : expr.builtins) {
-    for (BuiltinArg& a : b->args) {
-      ResolveLongCalls(a.text);
-      ResolveLongCalls(a.expr);
-    }
+// The recursion follows the parse, which nesting limits bound (kMaxItemNesting).
+void Parser::ResolveLongCalls(Builtin& builtin) {
+  for (BuiltinArg& a : builtin.args) {
+    ResolveLongCalls(a.text);
+    ResolveLongCalls(a.expr);
   }
+}
+
+void Parser::ResolveLongCalls(Expr& expr) {
+  for (auto& b : expr.builtins) ResolveLongCalls(*b);
 }
 
 bool Parser::FinishMacros() {
@@ -484,7 +597,6 @@ bool ParseTemplate(const SourceText& source, std::string_view file, Template& ou
   Template t;
   t.file = std::string(file);
   t.line = source.first_line();
-  t.source = std::string(source.text());
   if (!parser.Header(t) || !parser.Body(t)) {
     SourcePos pos = source.PosAt(parser.error_offset());
     diagnostic.file = std::string(file);

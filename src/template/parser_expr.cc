@@ -44,19 +44,22 @@ bool Parser::Statement(Seq& out, size_t open_offset) {
     if (op.kind != Tok::kPunct || op.text != "=") {
       return Fail(op.offset, fmt::format("expected '=' or '}}}}' after ${}", t.text));
     }
+    Expr expr;
+    if (!Expression(expr) || !expect_close()) return false;
     Node n;
     n.kind = NodeKind::kAssign;
-    n.value = target;
-    n.expr = std::make_unique<Expr>();
-    if (!Expression(*n.expr) || !expect_close()) return false;
-    out.push_back(std::move(n));
+    n.value = AddValue(target);
+    n.detail = AddTo(ct_.exprs, std::move(expr));
+    out.push_back(n);
     return true;
   }
   if (t.kind == Tok::kWord && lex_.PeekExpr().kind == Tok::kPunct && lex_.PeekExpr().text == "(") {
+    std::unique_ptr<Builtin> builtin;
+    if (!BuiltinCall(t.text, t.offset, builtin) || !expect_close()) return false;
     Node n;
     n.kind = NodeKind::kBuiltin;
-    if (!BuiltinCall(t.text, t.offset, n.builtin) || !expect_close()) return false;
-    out.push_back(std::move(n));
+    n.detail = AddTo(ct_.builtins, std::move(*builtin));
+    out.push_back(n);
     return true;
   }
   if (t.kind == Tok::kError) return Fail(t.offset, std::string(t.text));
@@ -125,15 +128,14 @@ bool Parser::BuiltinCall(std::string_view name, size_t offset, std::unique_ptr<B
       } else if (text_code || text_macro) {
         lex_.NextExpr();
         arg.is_text = true;
-        Node n;
-        n.kind = text_code ? NodeKind::kCode : NodeKind::kMacro;
+        Value v;
         if (text_code) {
-          n.value.source = Value::Source::kCode;
-          n.value.code = ParseFormatCode(a.text).code;
-        } else if (!MacroValue(a, n.value)) {
+          v.source = Value::Source::kCode;
+          v.code = ParseFormatCode(a.text).code;
+        } else if (!MacroValue(a, v)) {
           return false;
         }
-        arg.text.push_back(std::move(n));
+        PushValue(arg.text, text_code ? NodeKind::kCode : NodeKind::kMacro, v);
       } else if (!Expression(arg.expr)) {
         return false;
       }
@@ -235,10 +237,7 @@ bool Parser::Unary(Expr& e, int depth) {
 
 bool Parser::Primary(Expr& e, int depth) {
   Token t = lex_.NextExpr();
-  auto push_value = [&](const Value& v) {
-    e.steps.push_back({ExprStep::Op::kPush, static_cast<uint32_t>(e.values.size())});
-    e.values.push_back(v);
-  };
+  auto push_value = [&](const Value& v) { e.steps.push_back({ExprStep::Op::kPush, AddValue(v)}); };
   switch (t.kind) {
     case Tok::kPunct:
       if (t.text == "(") {

@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "template/compiled.h"
@@ -43,6 +45,48 @@ bool ParseFlagNumber(std::string_view text, uint64_t& out);
 bool IsPointerCode(CodeKind k);
 // What follows '%' in $reg%X8.
 MacroFormat ParseMacroFormat(std::string_view text);
+
+// Finds an item equal to one added before, by index: 8 bytes a slot, at most half of them in use.
+// It keeps no copy of the items: `same(index)` compares with the caller's item at `index`.
+class InternTable {
+ public:
+  // The index of the equal item, or `next` (which the caller then adds) and true.
+  template <class Same>
+  std::pair<uint32_t, bool> FindOrAdd(uint32_t hash, uint32_t next, const Same& same) {
+    if ((used_ + 1) * 2 > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t at = hash & mask;; at = (at + 1) & mask) {
+      Slot& slot = slots_[at];
+      if (slot.index_plus_one == 0) {
+        slot = {hash, next + 1};
+        ++used_;
+        return {next, true};
+      }
+      if (slot.hash == hash && same(slot.index_plus_one - 1)) {
+        return {slot.index_plus_one - 1, false};
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t hash = 0;
+    uint32_t index_plus_one = 0;  // 0: empty
+  };
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(16, old.size() * 2), Slot{});
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.index_plus_one == 0) continue;
+      size_t at = slot.hash & mask;
+      while (slots_[at].index_plus_one != 0) at = (at + 1) & mask;
+      slots_[at] = slot;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
 
 class Parser {
  public:
@@ -94,10 +138,14 @@ class Parser {
   bool Unary(Expr& e, int depth);
   bool Primary(Expr& e, int depth);
   bool MacroIndex(std::string_view name, bool defining, size_t offset, uint16_t& index);
-  // Turns the $hhhh calls of `seq` whose name the template defines as a macro back into that
-  // macro: `$cafe` stays a variable in a template that assigns or declares it.
+  // Turns the $hhhh calls whose name the template defines as a macro back into that macro:
+  // `$cafe` stays a variable in a template that assigns or declares it.
+  void ResolveLongCalls();
   void ResolveLongCalls(Seq& seq);
+  void ResolveLongCalls(Builtin& builtin);
   void ResolveLongCalls(Expr& expr);
+  // Gives back what the tables reserved beyond their contents.
+  void ShrinkTables();
   bool FinishMacros();
   // Counts one level of nesting (a descriptor item, a built-in call, an expression) for as long
   // as it lives, so that no input can nest deeper than kMaxNesting and overflow the stack.
@@ -117,12 +165,30 @@ class Parser {
                 fmt::format("template nested too deeply: at most {} levels", kMaxItemNesting));
   }
   bool PeekComma() const { return lex_.Peek().kind == Tok::kComma; }
-  static void Push(Seq& out, NodeKind kind, std::string_view text = {}) {
+  // A node without a value or detail, or (kText, kString) with its text.
+  void Push(Seq& out, NodeKind kind, std::string_view text = {}) {
     Node n;
     n.kind = kind;
-    n.text = std::string(text);
-    out.push_back(std::move(n));
+    if (kind == NodeKind::kText || kind == NodeKind::kString) n.detail = AddText(text);
+    out.push_back(n);
   }
+  void PushValue(Seq& out, NodeKind kind, const Value& v) {
+    Node n;
+    n.kind = kind;
+    n.value = AddValue(v);
+    out.push_back(n);
+  }
+  // Into the tables of the template being compiled; a value or text seen before is kept once.
+  uint32_t AddValue(const Value& v);
+  uint32_t AddText(std::string_view text);
+  template <class T>
+  static uint32_t AddTo(std::vector<T>& table, T item) {
+    table.push_back(std::move(item));
+    return static_cast<uint32_t>(table.size() - 1);
+  }
+  // Items of a sequence: whitespace before an item becomes its blank_before (one node less for
+  // every blank of the template); whitespace no item follows stays a kSeparator node.
+  bool SeqItem(Seq& out, const Token& t, bool allow_switch, bool& pending_blank);
 
   const SourceText& src_;
   Lexer lex_;
@@ -132,6 +198,10 @@ class Parser {
   size_t mask_offset_ = 0;  // of the last `& mask` of a SWITCH subject
   std::vector<bool> defined_;
   std::vector<uint16_t> definition_order_;
+  // kCall nodes of $hhhh whose name may turn out to be a macro: the name, by the node's detail.
+  std::vector<std::string> long_call_names_;
+  InternTable value_index_;  // into ct_.values
+  InternTable text_index_;   // into ct_.texts
   bool failed_ = false;
   size_t error_offset_ = 0;
   std::string error_message_;

@@ -139,19 +139,19 @@ bool Parser::MaskedSwitchFollows(uint64_t& mask) {
 }
 
 bool Parser::SwitchItem(Seq& out, Value subject, uint64_t mask) {
-  auto sw = std::make_unique<Switch>();
+  Switch sw;
   Base base = BaseOf(subject);
-  sw->compare = base == Base::kText    ? CompareAs::kText
+  sw.compare = base == Base::kText    ? CompareAs::kText
                 : base == Base::kFloat ? CompareAs::kFloat
                                        : CompareAs::kNumber;
-  sw->mask = mask;
-  if (mask != ~uint64_t{0} && sw->compare != CompareAs::kNumber) {
+  sw.mask = mask;
+  if (mask != ~uint64_t{0} && sw.compare != CompareAs::kNumber) {
     return Fail(mask_offset_, "'& mask' needs a numeric SWITCH subject, not text or a float");
   }
   while (true) {
     Lexer before = lex_;
     Token label = lex_.Next();
-    if ((label.kind == Tok::kEnd || label.kind == Tok::kClose) && !sw->cases.empty()) {
+    if ((label.kind == Tok::kEnd || label.kind == Tok::kClose) && !sw.cases.empty()) {
       lex_ = before;  // a trailing comma after the last case
       break;
     }
@@ -160,27 +160,28 @@ bool Parser::SwitchItem(Seq& out, Value subject, uint64_t mask) {
     before = lex_;
     Token body = lex_.Next();
     if (body.kind == Tok::kComma) {
-      sw->cases.push_back(std::move(c));
+      sw.cases.push_back(std::move(c));
       continue;
     }
     if (body.kind == Tok::kEnd || body.kind == Tok::kClose) {
       lex_ = before;
-      sw->cases.push_back(std::move(c));
+      sw.cases.push_back(std::move(c));
       break;
     }
     if (!Body(c.body, body, "a case string or {descriptor}")) return false;
-    sw->cases.push_back(std::move(c));
+    sw.cases.push_back(std::move(c));
     before = lex_;
     if (lex_.Next().kind != Tok::kComma) {
       lex_ = before;
       break;
     }
   }
+  sw.cases.shrink_to_fit();
   Node n;
   n.kind = NodeKind::kSwitch;
-  n.value = subject;
-  n.cases = std::move(sw);
-  out.push_back(std::move(n));
+  n.value = AddValue(subject);
+  n.detail = AddTo(ct_.switches, std::move(sw));
+  out.push_back(n);
   return true;
 }
 

@@ -39,7 +39,6 @@ struct Template {
   int version_minor = 0;
   Level level = Level::kKern;
   std::string label;   // the first string; a leading '@' means not printed
-  std::string source;  // the template's text as written (continuations joined), for trcupdate
   std::string file;
   int line = 0;
   std::shared_ptr<const CompiledTemplate> compiled;
