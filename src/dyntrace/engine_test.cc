@@ -13,12 +13,12 @@
 #include <set>
 #include <thread>
 
+#include "dyntrace/bpf_engine.h"
 #include "dyntrace/elf_module.h"
 #include "dyntrace/launcher.h"
 #include "dyntrace/ptrace_engine.h"
 #include "dyntrace/resolver.h"
 #include "dyntrace/test_support.h"
-#include "dyntrace/uprobe_engine.h"
 #include "dyntrace/x86_emulator.h"
 #include "dyntrace/x86_length.h"
 
@@ -34,7 +34,7 @@ using testing::ReadAll;
 using testing::ResolveInProcess;
 using testing::TestProgram;
 
-enum class Engine { kPtrace, kUprobe };
+enum class Engine { kPtrace, kBpf };
 
 std::string SampleTsf(const std::string& modname) {
   return fmt::format(R"(MODNAME = {}
@@ -81,7 +81,8 @@ struct TracedRun {
   std::string output;
   int status = -1;
   std::vector<CompiledTracepoint> compiled;
-  EngineStats stats;  // ptrace only
+  EngineStats stats;   // ptrace only
+  BpfStats bpf_stats;  // bpf only
 };
 
 // `arm_return_addresses`: RETEP as for a procedure whose rets could not be found (a tail call,
@@ -118,15 +119,34 @@ void RunTraced(const std::string& tsf_text, const std::vector<std::string>& argv
     EXPECT_TRUE(exited);
     run.stats = (*attached)->stats();
   } else {
-    auto attached = UprobeEngine::Attach(*child, *compiled, run.sink);
-    ASSERT_TRUE(attached) << attached.error().message;
+    auto attached = BpfEngine::Attach(*child, *compiled, run.sink);
+    if (!attached) {
+      kill(*child, SIGKILL);
+      waitpid(*child, nullptr, 0);
+      FAIL() << attached.error().message;
+    }
     ptrace(PTRACE_DETACH, *child, nullptr, nullptr);
     auto ran = (*attached)->Run(stop, ChildAlive);
     ASSERT_TRUE(ran) << ran.error().message;
+    (*attached)->Detach();
+    run.bpf_stats = (*attached)->stats();
     run.status = g_child_status;
   }
   run.output = ReadAll(pipe_fds[0]);
   close(pipe_fds[0]);
+}
+
+// Runs `tsf` on `argv` under `engine` into `first`, then under the ptrace engine (single-stepping
+// every site when asked: the CPU's own execution) into `second`, with address randomization off
+// in the children so that both runs see the same stack, heap and TLS addresses.
+void RunTwiceAtTheSameAddresses(const std::string& tsf, const std::vector<std::string>& argv,
+                                Engine engine, TracedRun& first, TracedRun& second,
+                                bool single_step_all) {
+  int persona = personality(0xFFFFFFFF);
+  personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE);
+  RunTraced(tsf, argv, engine, first);
+  RunTraced(tsf, argv, Engine::kPtrace, second, {}, false, single_step_all);
+  personality(static_cast<unsigned long>(persona));
 }
 
 std::string RunPlain(const std::vector<std::string>& argv) {
@@ -156,11 +176,11 @@ class PtraceTest : public ::testing::Test {
   }
 };
 
-class UprobeTest : public ::testing::Test {
+class BpfTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string reason = testing::PtraceUnavailableReason();
-    if (reason.empty()) reason = testing::UprobeUnavailableReason();
+    if (reason.empty()) reason = testing::BpfUnavailableReason();
     if (!reason.empty()) GTEST_SKIP() << reason;
   }
 };
@@ -428,41 +448,51 @@ TEST_F(PtraceTest, FourThreadsThroughSingleStepsAndArmedReturns) {
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_threads"), "150"})) << "status " << run.status;
 }
 
-// A tracepoint on every instruction of dt_forms's forms(), recording the registers and the top
-// of the stack: with the emulator and with every site single-stepped (the CPU's own execution)
-// the records are identical hit for hit, and the program prints what it prints untraced. Address
-// randomization is off in the child so both runs see the same stack and TLS addresses.
-TEST_F(PtraceTest, EmulationMatchesTheCpuOnEveryInstructionOfAFunction) {
+// A tracepoint on every instruction of dt_forms's forms(), recording the registers, RFLAGS and
+// 48 bytes of stack: the TSF, and by minor (from 1) each site's offset and whether the emulator
+// decodes it.
+struct FormsSites {
+  std::string tsf = "MODNAME = dt_forms\nMAJOR = 0x71\nMAXDATALENGTH = 200\n";
+  std::vector<size_t> offsets = {0};
+  std::vector<bool> emulated = {false};
+};
+
+void TraceEveryInstructionOfForms(FormsSites& forms) {
   auto elf = ElfModule::Open(TestProgram("dt_forms"));
   ASSERT_TRUE(elf) << elf.error().message;
   auto symbol = elf->FindSymbol("forms");
   ASSERT_TRUE(symbol);
   auto code = elf->ReadBytes(symbol->value, symbol->size);
   ASSERT_TRUE(code);
-  std::string tsf = "MODNAME = dt_forms\nMAJOR = 0x71\nMAXDATALENGTH = 200\n";
-  std::vector<bool> emulated_site(1);  // by minor
-  std::vector<size_t> site_offset(1);
   for (size_t offset = 0; offset < code->size();) {
     auto length = X86InstructionLength(std::span(*code).subspan(offset));
     ASSERT_TRUE(length) << "at +" << offset;
-    tsf += fmt::format(
+    forms.tsf += fmt::format(
         "TRACE MINOR={}, TP=.forms+{}, REGS=(RAX,RBX,RCX,RDX,RSI,RDI,RBP,RSP,R8,R12,RFLAGS,RIP),"
         " MEM32=(RSP,DIRECT,48)\n",
-        emulated_site.size(), offset);
-    emulated_site.push_back(DecodeX86(std::span(*code).subspan(offset)).has_value());
-    site_offset.push_back(offset);
+        forms.offsets.size(), offset);
+    forms.emulated.push_back(DecodeX86(std::span(*code).subspan(offset)).has_value());
+    forms.offsets.push_back(offset);
     offset += *length;
   }
+}
+
+// A tracepoint on every instruction of dt_forms's forms(), recording the registers and the top
+// of the stack: with the emulator and with every site single-stepped (the CPU's own execution)
+// the records are identical hit for hit, and the program prints what it prints untraced. Address
+// randomization is off in the child so both runs see the same stack and TLS addresses.
+TEST_F(PtraceTest, EmulationMatchesTheCpuOnEveryInstructionOfAFunction) {
+  FormsSites forms;
+  ASSERT_NO_FATAL_FAILURE(TraceEveryInstructionOfForms(forms));
+  const std::vector<bool>& emulated_site = forms.emulated;
+  const std::vector<size_t>& site_offset = forms.offsets;
+  const std::string& tsf = forms.tsf;
   ASSERT_GT(emulated_site.size(), 60u);
   constexpr int kCalls = 40;
   std::vector<std::string> argv = {TestProgram("dt_forms"), std::to_string(kCalls)};
-  int persona = personality(0xFFFFFFFF);
-  personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE);
-  TracedRun emulated;
-  RunTraced(tsf, argv, Engine::kPtrace, emulated);
-  TracedRun stepped;
-  RunTraced(tsf, argv, Engine::kPtrace, stepped, {}, false, /*single_step_all=*/true);
-  personality(static_cast<unsigned long>(persona));
+  TracedRun emulated, stepped;
+  RunTwiceAtTheSameAddresses(tsf, argv, Engine::kPtrace, emulated, stepped,
+                             /*single_step_all=*/true);
   ASSERT_FALSE(HasFatalFailure());
 
   std::string plain = RunPlain(argv);
@@ -596,7 +626,7 @@ TEST_F(PtraceTest, AttachesAndDetachesWhileTheProgramRuns) {
 template <class AttachAndRun>
 void AttachToRunningThreads(AttachAndRun attach_and_run) {
   int output_fd = -1;
-  pid_t child = StartPlain({TestProgram("dt_threads"), "150", "3000"}, output_fd);
+  pid_t child = StartPlain({TestProgram("dt_threads"), "300", "3000"}, output_fd);
   ASSERT_GT(child, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   tsf::Module module =
@@ -610,7 +640,7 @@ void AttachToRunningThreads(AttachAndRun attach_and_run) {
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_EQ(output, RunPlain({TestProgram("dt_threads"), "150"}));
+  EXPECT_EQ(output, RunPlain({TestProgram("dt_threads"), "300"}));
   std::set<uint64_t> threads;
   for (const CollectedHit& hit : sink.hits) threads.insert(LoadLe(hit.data, 0, 8));
   EXPECT_EQ(threads.size(), 4u);
@@ -635,10 +665,158 @@ TEST_F(PtraceTest, AttachesToEveryThreadOfARunningProcess) {
       });
 }
 
-TEST_F(UprobeTest, AttachesToEveryThreadOfARunningProcess) {
+TEST_F(BpfTest, RecordsEveryKindOfTracepointAsThePtraceEngineDoes) {
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample"), {TestProgram("dt_sample"), "3"}, Engine::kBpf, run);
+  CheckSampleHits(run, 3, "dt_sample");
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "3"}));
+  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << run.status;
+  EXPECT_EQ(run.bpf_stats.lost, 0u);
+  EXPECT_EQ(run.bpf_stats.bad_records, 0u);
+}
+
+// RETEP on a uretprobe (as when a procedure's rets cannot all be found) records after the
+// return, as the ptrace engine's armed return address does: the same values.
+TEST_F(BpfTest, RetepAfterTheReturnThroughAUretprobe) {
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample"), {TestProgram("dt_sample"), "3"}, Engine::kBpf, run, {},
+            /*arm_return_addresses=*/true);
+  CheckSampleHits(run, 3, "dt_sample");
+  EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "3"}));
+}
+
+TEST_F(BpfTest, RecordsEveryKindOfTracepointInANonPieExecutable) {
+  TracedRun run;
+  RunTraced(SampleTsf("dt_sample_nopie"), {TestProgram("dt_sample_nopie"), "4"}, Engine::kBpf, run);
+  CheckSampleHits(run, 4, "dt_sample_nopie");
+}
+
+TEST_F(BpfTest, TracesASharedObject) {
+  TracedRun run;
+  RunTraced(
+      "MODNAME = libdtsample.so\nMAJOR = 0x65\n"
+      "TRACE TP=.lib_checksum, ASCIIZ32=(RDI,DIRECT,32)\n",
+      {TestProgram("dt_sample"), "2"}, Engine::kBpf, run);
+  ASSERT_EQ(run.sink.hits.size(), 2u);
+  for (const CollectedHit& hit : run.sink.hits) {
+    EXPECT_EQ(std::string(hit.data.begin() + 3, hit.data.end()), "CONFIG.SYS");
+  }
+}
+
+// Issue 18's program and more: registers (segment selectors and flags included), a string that
+// changes at every call and one cut at 40 bytes, a global read at each hit, the return value
+// (after the return, and at the `ret` with RIP, RSP and the return address on the stack),
+// MAXDATALENGTH cutting a record, a page that cannot be brought in (status 1), a string and a
+// block that run into it, an invalid pointer (status 2). With address randomization off both
+// engines see the same addresses: every record is the same, byte for byte.
+TEST_F(BpfTest, RecordsEqualThePtraceEnginesByteForByte) {
+  const std::string tsf = R"(MODNAME = dt_items
+MAJOR = 0x50
+MAXDATALENGTH = 100
+TRACE MINOR=1, TP=.process_item, REGS=(ESI), ASCIIZ32=(RDI,DIRECT,40), MEM32=(.g_counter,DIRECT,4)
+TRACE MINOR=2, TP=.process_item,RETEP, REGS=(EAX)
+TRACE MINOR=3, TP=.process_item, REGS=(RIP,RSP,EFLAGS,CS,SS,DS,ES,FS,GS), MEM32=(RSP,DIRECT,16)
+TRACE MINOR=4, TP=.process_item, MEM32=(.beyond_eof,INDIRECT,4), REGS=(EAX)
+TRACE MINOR=5, TP=.process_item, ASCIIZ32=(.runs_into,INDIRECT,16), MEM32=(.runs_into,INDIRECT,8)
+TRACE MINOR=6, TP=.process_item, ASCIIZ32=(.beyond_eof,INDIRECT,8)
+TRACE MINOR=7, TP=.process_item, MEM32=(RDI,INDIRECT,4)
+TRACE MINOR=8, TP=.process_item, LEN=(.g_counter,DIRECT), MEM32=(RDI,DIRECT,LEN)
+TRACE MINOR=9, TP=.process_item,RETEP, REGS=(RIP,RSP,EAX,EBP), MEM32=(RSP,DIRECT,8)
+)";
+  constexpr int kCalls = 60;
+  // A copy of its own: a uretprobe that another test puts on process_item of the shared file (for
+  // another process) would replace the return address that minor 9 reads at the `ret`.
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("dyntrace-items-{}", getpid());
+  std::filesystem::create_directories(dir);
+  struct RemovedAtTheEnd {
+    std::filesystem::path dir;
+    ~RemovedAtTheEnd() { std::filesystem::remove_all(dir); }
+  } removed{dir};
+  std::filesystem::copy_file(TestProgram("dt_items"), dir / "dt_items",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::vector<std::string> argv = {(dir / "dt_items").string(), std::to_string(kCalls)};
+  TracedRun bpf, reference;
+  RunTwiceAtTheSameAddresses(tsf, argv, Engine::kBpf, bpf, reference, false);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(bpf.output, reference.output);
+  EXPECT_EQ(bpf.output, RunPlain(argv));
+  for (uint16_t minor = 1; minor <= 9; ++minor) {
+    std::vector<CollectedHit> a = bpf.sink.OfMinor(minor);
+    std::vector<CollectedHit> b = reference.sink.OfMinor(minor);
+    ASSERT_EQ(a.size(), static_cast<size_t>(kCalls)) << "minor " << minor;
+    ASSERT_EQ(b.size(), a.size()) << "minor " << minor;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].data, b[i].data) << "minor " << minor << " call " << i;
+      EXPECT_EQ(a[i].built.incomplete, b[i].built.incomplete) << "minor " << minor;
+      EXPECT_EQ(a[i].built.faulted, b[i].built.faulted) << "minor " << minor;
+    }
+  }
+  // What the records hold (the same for both, checked on one).
+  uint32_t counter = 0;
+  const char* kinds[] = {"apple", "pear", "a-name-longer-than-forty-characters-is-cut-at-forty", "",
+                         "plum"};
+  auto entries = bpf.sink.OfMinor(1);
+  auto results = bpf.sink.OfMinor(2);
+  for (int i = 0; i < kCalls; ++i) {
+    std::string name = fmt::format("{}-{}", kinds[i % 5], i).substr(0, 40);
+    uint32_t qty = static_cast<uint32_t>(i % 13 + 1);
+    std::vector<uint8_t> expected(4);
+    for (int b = 0; b < 4; ++b) expected[b] = static_cast<uint8_t>(qty >> (8 * b));
+    expected.insert(expected.end(), {0, static_cast<uint8_t>(name.size()), 0});
+    expected.insert(expected.end(), name.begin(), name.end());
+    expected.insert(expected.end(), {0, 4, 0});
+    for (int b = 0; b < 4; ++b) expected.push_back(static_cast<uint8_t>(counter >> (8 * b)));
+    EXPECT_EQ(entries[i].data, expected) << "call " << i;
+    uint32_t length = static_cast<uint32_t>(fmt::format("{}-{}", kinds[i % 5], i).size());
+    EXPECT_EQ(LoadLe(results[i].data, 0, 4), length * 3 + qty) << "call " << i;
+    counter += qty;
+  }
+  const CollectedHit absent = bpf.sink.OfMinor(4)[0];
+  ASSERT_EQ(absent.data.size(), 11u);  // status 1, the pointer, and no EAX after it
+  EXPECT_EQ(absent.data[0], 1);
+  EXPECT_TRUE(absent.built.faulted);
+  const CollectedHit edge = bpf.sink.OfMinor(5)[0];
+  ASSERT_EQ(edge.data.size(), 3u + 5u + 11u);
+  EXPECT_EQ(std::string(edge.data.begin() + 3, edge.data.begin() + 8), "edge!");
+  EXPECT_EQ(edge.data[8], 1);  // the 8 bytes run into the page that is not present
+  EXPECT_EQ(LoadLe(edge.data, 11, 8), LoadLe(absent.data, 3, 8) - 5);
+  EXPECT_EQ(bpf.sink.OfMinor(6)[0].data[0], 1);
+  EXPECT_EQ(bpf.sink.OfMinor(7)[0].data[0], 2);  // the name's bytes taken as a pointer
+  // LEN = the counter's low word: once above 97 bytes the record is cut at MAXDATALENGTH.
+  const CollectedHit cut = bpf.sink.OfMinor(8).back();
+  EXPECT_EQ(cut.data.size(), 100u);
+  EXPECT_TRUE(cut.built.incomplete);
+  EXPECT_EQ(bpf.bpf_stats.lost, 0u);
+}
+
+// A tracepoint on every instruction of dt_forms's forms() (as the emulation test above): the BPF
+// engine's records equal those of the ptrace engine single-stepping every site, the CPU's own
+// execution, registers, flags and 48 bytes of stack included.
+TEST_F(BpfTest, RecordsEqualTheCpusOnEveryInstructionOfAFunction) {
+  FormsSites forms;
+  ASSERT_NO_FATAL_FAILURE(TraceEveryInstructionOfForms(forms));
+  const std::string& tsf = forms.tsf;
+  size_t sites = forms.offsets.size() - 1;
+  constexpr int kCalls = 3;
+  std::vector<std::string> argv = {TestProgram("dt_forms"), std::to_string(kCalls)};
+  TracedRun bpf, stepped;
+  RunTwiceAtTheSameAddresses(tsf, argv, Engine::kBpf, bpf, stepped, /*single_step_all=*/true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(bpf.output, RunPlain(argv));
+  ASSERT_GT(bpf.sink.hits.size(), 6 * kCalls * sites / 10);  // some sites are branched over
+  ASSERT_EQ(bpf.sink.hits.size(), stepped.sink.hits.size());
+  for (size_t i = 0; i < bpf.sink.hits.size(); ++i) {
+    ASSERT_EQ(bpf.sink.hits[i].minor, stepped.sink.hits[i].minor) << "hit " << i;
+    ASSERT_EQ(bpf.sink.hits[i].data, stepped.sink.hits[i].data)
+        << "hit " << i << " at minor " << bpf.sink.hits[i].minor;
+  }
+}
+
+TEST_F(BpfTest, AttachesToEveryThreadOfARunningProcess) {
   AttachToRunningThreads(
       [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
-        auto engine = UprobeEngine::Attach(child, compiled, sink);
+        auto engine = BpfEngine::Attach(child, compiled, sink);
         ASSERT_TRUE(engine) << engine.error().message;
         std::atomic<bool> stop{false};
         std::thread stopper([&] {
@@ -652,10 +830,10 @@ TEST_F(UprobeTest, AttachesToEveryThreadOfARunningProcess) {
       });
 }
 
-TEST_F(UprobeTest, AttachesAndDetachesWhileTheProgramRuns) {
+TEST_F(BpfTest, AttachesAndDetachesWhileTheProgramRuns) {
   AttachDetachWhileRunning(
       false, [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {
-        auto engine = UprobeEngine::Attach(child, compiled, sink);
+        auto engine = BpfEngine::Attach(child, compiled, sink);
         ASSERT_TRUE(engine) << engine.error().message;
         std::atomic<bool> stop{false};
         std::thread stopper([&] {
@@ -669,14 +847,14 @@ TEST_F(UprobeTest, AttachesAndDetachesWhileTheProgramRuns) {
       });
 }
 
-TEST_F(UprobeTest, RecordsRegistersAtEntryOffsetAndReturn) {
+TEST_F(BpfTest, RecordsRegistersAtEntryOffsetAndReturn) {
   TracedRun run;
   RunTraced(
       "MODNAME = dt_sample\nMAJOR = 0x64\n"
       "TRACE MINOR=2, TP=.DosOpen+4, REGS=(RSP,RBP)\n"
       "TRACE MINOR=3, TP=.DosOpenC, REGS=(EDI)\n"
       "TRACE MINOR=4, TP=.DosOpenC,RETEP, REGS=(EAX)\n",
-      {TestProgram("dt_sample"), "5"}, Engine::kUprobe, run);
+      {TestProgram("dt_sample"), "5"}, Engine::kBpf, run);
   ASSERT_EQ(run.sink.OfMinor(2).size(), 5u);
   for (const CollectedHit& hit : run.sink.OfMinor(2)) {
     EXPECT_EQ(LoadLe(hit.data, 0, 8), LoadLe(hit.data, 8, 8));
@@ -692,12 +870,12 @@ TEST_F(UprobeTest, RecordsRegistersAtEntryOffsetAndReturn) {
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample"), "5"}));
 }
 
-TEST_F(UprobeTest, FourThreadsLoseNoHit) {
+TEST_F(BpfTest, FourThreadsLoseNoHit) {
   TracedRun run;
   RunTraced(
       "MODNAME = dt_threads\nMAJOR = 0x66\n"
       "TRACE MINOR=1, TP=.worker_step, REGS=(RDI,RSI)\n",
-      {TestProgram("dt_threads"), "300"}, Engine::kUprobe, run);
+      {TestProgram("dt_threads"), "300"}, Engine::kBpf, run);
   std::map<uint64_t, int> per_thread;
   for (const CollectedHit& hit : run.sink.hits) {
     // Each thread's calls arrive in order (i = 0, 1, 2...), whichever CPU ran them.

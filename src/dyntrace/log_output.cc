@@ -48,6 +48,18 @@ class LogOutput : public RecordOutput {
     return writer_.Write(fields);
   }
 
+  Result<void> RecordLost(uint16_t /*major*/, uint64_t lost) override {
+    if (lost == 0) return Ok();
+    event::EventFields fields;
+    fields.hook_id = event::kHookLost;
+    fields.timestamped = true;
+    fields.word_count = 2;
+    fields.words[0] = lost;
+    fields.words[1] = 0;  // not one thread's
+    fields.timestamp = RealtimeNow();
+    return writer_.Write(fields);
+  }
+
   Result<void> Finish() override { return writer_.Close(); }
 
  private:

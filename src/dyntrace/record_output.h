@@ -26,6 +26,10 @@ class RecordOutput : public HitSink {
   // Called once per attached tracepoint before any hit. The log writes a 00A/109 event (what the
   // tracepoint is, for readers such as the exporter); an STDA buffer has no place for it.
   virtual Result<void> Define(const CompiledTracepoint& /*tracepoint*/) { return Ok(); }
+  // Hits of tracepoints of `major` the engine could not record, before Finish: the log's 006
+  // event (data words: the count, thread 0), or in an STDA buffer the lost-hits record
+  // (stda::flag::kLostHits: the major, minor 0, the count).
+  virtual Result<void> RecordLost(uint16_t major, uint64_t lost) = 0;
   // Writes what is still buffered (the STDA save file) and closes.
   virtual Result<void> Finish() = 0;
   uint64_t records() const { return records_; }

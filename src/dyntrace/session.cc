@@ -8,10 +8,11 @@
 #include <cerrno>
 #include <fstream>
 
+#include "dyntrace/bpf_engine.h"
+#include "dyntrace/bpf_tracepoint.h"
 #include "dyntrace/launcher.h"
 #include "dyntrace/ptrace_engine.h"
 #include "dyntrace/record_output.h"
-#include "dyntrace/uprobe_engine.h"
 #ifdef RASTRACE_DYNTRACE_HAVE_TDF
 #include "tsf/definition_file.h"
 #endif
@@ -19,7 +20,7 @@
 namespace rastrace::dyntrace {
 namespace {
 
-// Exit status of a started command once reaped by the uprobe engine's liveness check.
+// Exit status of a started command once reaped by the BPF engine's liveness check.
 pid_t g_started_child = 0;
 int g_child_status = 0;
 bool g_child_reaped = false;
@@ -77,12 +78,20 @@ Result<tsf::Module> LoadDefinitions(const std::string& path, std::vector<std::st
   return std::move(*parsed->module);
 }
 
-EngineChoice ChooseEngine(EngineChoice choice, const std::vector<CompiledTracepoint>& tracepoints) {
+EngineChoice ChooseEngine(EngineChoice choice, const std::vector<CompiledTracepoint>& tracepoints,
+                          std::string* why) {
   if (choice != EngineChoice::kAuto) return choice;
-  bool registers_only = std::all_of(tracepoints.begin(), tracepoints.end(),
-                                    [](const CompiledTracepoint& t) { return t.RegistersOnly(); });
-  if (registers_only && UprobesAvailable()) return EngineChoice::kUprobe;
-  return EngineChoice::kPtrace;
+  auto available = BpfAvailable();
+  if (!available) {
+    if (why != nullptr) *why = "the BPF engine cannot be used here: " + available.error().message;
+    return EngineChoice::kPtrace;
+  }
+  auto fits = DescribeForBpf(tracepoints);
+  if (!fits) {
+    if (why != nullptr) *why = fits.error().message;
+    return EngineChoice::kPtrace;
+  }
+  return EngineChoice::kBpf;
 }
 
 struct Session::Impl {
@@ -95,10 +104,14 @@ struct Session::Impl {
   size_t tracepoint_count = 0;
   std::unique_ptr<RecordOutput> output;
   std::unique_ptr<PtraceEngine> ptrace_engine;
-  std::unique_ptr<UprobeEngine> uprobe_engine;
+  std::unique_ptr<BpfEngine> bpf_engine;
   bool exited = false;
   int status = 0;
   bool late_defined = false;  // the dlopened module's 00A/109 definitions are written
+  // MODNAME was not mapped when tracing began; `modname` is what was looked for.
+  bool deferred = false;
+  std::string modname;
+  uint64_t lost = 0;
 
   void AbandonLaunch() {
     if (started && target > 0) {
@@ -114,7 +127,7 @@ pid_t Session::target() const {
   return impl_->target;
 }
 const char* Session::engine_name() const {
-  return impl_->engine == EngineChoice::kUprobe ? "uprobe" : "ptrace";
+  return impl_->engine == EngineChoice::kBpf ? "bpf" : "ptrace";
 }
 size_t Session::tracepoint_count() const {
   return impl_->tracepoint_count;
@@ -127,6 +140,9 @@ bool Session::target_exited() const {
 }
 int Session::target_status() const {
   return impl_->status;
+}
+uint64_t Session::lost() const {
+  return impl_->lost;
 }
 
 Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
@@ -145,6 +161,12 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
   }
   if ((options.pid != 0) == !options.command.empty()) {
     return MakeError("give either -p PID or -- COMMAND");
+  }
+  BpfOptions bpf_options;
+  if (options.bpf_ring_bytes != 0) {
+    auto ring_ok = CheckBpfRingBytes(options.bpf_ring_bytes);
+    if (!ring_ok) return ring_ok.error();
+    bpf_options.ring_bytes = options.bpf_ring_bytes;
   }
   std::string default_module;
   if (!options.command.empty()) {
@@ -170,46 +192,46 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
   }
   // A MODNAME the process has not mapped yet: a later dlopen may load it.
   std::string modname = ModuleName(impl->module, default_module);
+  impl->modname = modname;
   bool deferred = !impl->module.modname.empty() && !FindModulePath(*maps, modname, impl->target);
+  impl->deferred = deferred;
   Result<std::vector<CompiledTracepoint>> compiled = std::vector<CompiledTracepoint>{};
   std::optional<LateModule> late;
+  std::string why_ptrace;
   if (!deferred) {
     compiled = ResolveTracepoints(impl->module, *selected, impl->target, *maps, default_module);
+    if (compiled) impl->engine = ChooseEngine(options.engine, *compiled, &why_ptrace);
   } else if (modname.find('/') != std::string::npos && options.engine != EngineChoice::kPtrace) {
-    // Uprobes are placed per file: they fire once the file is mapped, at whatever address.
+    // Uprobes are placed per file: they fire once the file is mapped, at whatever address; the
+    // program finds the module's load bias at each hit, so symbols are read right wherever it
+    // is mapped.
     compiled = ResolveTracepointsInFile(impl->module, *selected, modname);
-    if (compiled && ChooseEngine(options.engine, *compiled) == EngineChoice::kUprobe) {
-      for (const CompiledTracepoint& tracepoint : *compiled) {
-        bool symbol_data = std::any_of(
-            tracepoint.data.begin(), tracepoint.data.end(), [](const CompiledData& data) {
-              return data.kind != tsf::DataKind::kRegs && !data.address.register_base;
-            });
-        if (symbol_data) {
-          impl->AbandonLaunch();
-          return MakeError(
-              "{}: {} reads memory at a symbol of {}, which is not mapped yet (its address is "
-              "unknown to a uprobe); use -e ptrace",
-              options.definitions, tracepoint.name, modname);
-        }
-      }
-      deferred = false;
+    if (compiled) impl->engine = ChooseEngine(options.engine, *compiled, &why_ptrace);
+    if (compiled && impl->engine == EngineChoice::kBpf) {
       impl->warnings.push_back(
           fmt::format("{} is not mapped yet; its uprobes fire once the process loads it", modname));
     } else {
       compiled = std::vector<CompiledTracepoint>{};
     }
-  } else if (options.engine == EngineChoice::kUprobe) {
+  } else if (options.engine == EngineChoice::kBpf) {
     impl->AbandonLaunch();
     return MakeError(
         "{}: MODNAME {} is not mapped in process {}; uprobes on a module not loaded yet need "
-        "its path (MODNAME = /path/to/{})",
+        "its path (MODNAME = /path/to/{}), or use -e ptrace, which waits for the dynamic linker",
         options.definitions, modname, impl->target, modname);
+  } else if (options.engine == EngineChoice::kAuto) {
+    why_ptrace = fmt::format(
+        "MODNAME {} is not mapped yet and has no path: the ptrace engine waits for the dynamic "
+        "linker to load it",
+        modname);
   }
   if (!compiled) {
     impl->AbandonLaunch();
     return compiled.error();
   }
-  if (deferred) {
+  bool late_ptrace = deferred && impl->engine != EngineChoice::kBpf;
+  if (late_ptrace) {
+    impl->engine = EngineChoice::kPtrace;
     // The ptrace engine asks again whenever the dynamic linker changes its link map.
     Impl* state = impl.get();
     std::vector<const tsf::Tracepoint*> pending = *selected;
@@ -238,8 +260,7 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
         "MODNAME {} is not mapped yet; its tracepoints are attached when the process loads it",
         modname));
   }
-  impl->tracepoint_count = deferred ? selected->size() : compiled->size();
-  impl->engine = deferred ? EngineChoice::kPtrace : ChooseEngine(options.engine, *compiled);
+  impl->tracepoint_count = late_ptrace ? selected->size() : compiled->size();
 
   auto output = options.log ? OpenLogOutput(options.output)
                             : OpenStdaOutput(options.output, options.buffer_size);
@@ -248,7 +269,7 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     return output.error();
   }
   impl->output = std::move(*output);
-  for (const CompiledTracepoint& tracepoint : *compiled) {  // empty when deferred
+  for (const CompiledTracepoint& tracepoint : *compiled) {  // empty when ptrace waits
     auto defined = impl->output->Define(tracepoint);
     if (!defined) {
       impl->AbandonLaunch();
@@ -256,24 +277,15 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     }
   }
 
-  if (impl->engine == EngineChoice::kUprobe &&
-      !std::all_of(compiled->begin(), compiled->end(),
-                   [](const CompiledTracepoint& t) { return t.RegistersOnly(); })) {
-    impl->warnings.push_back(
-        "the uprobe engine reads memory outside the sampled stack after the hit, not at it; "
-        "-e ptrace reads it exactly");
-  }
-  if (impl->engine == EngineChoice::kUprobe) {
-    auto engine = UprobeEngine::Attach(impl->target, *compiled, *impl->output);
+  if (impl->engine == EngineChoice::kBpf) {
+    bpf_options.watch_module = deferred ? modname : std::string();
+    auto engine = BpfEngine::Attach(impl->target, *compiled, *impl->output, bpf_options);
     if (engine) {
-      impl->uprobe_engine = std::move(*engine);
-      // The launcher's ptrace hold is no longer needed: uprobes live in the kernel.
+      impl->bpf_engine = std::move(*engine);
+      // The launcher's ptrace hold is no longer needed: the probes live in the kernel.
       if (impl->started) ptrace(PTRACE_DETACH, impl->target, nullptr, nullptr);
-    } else if (options.engine == EngineChoice::kAuto) {
-      // Chosen by auto (e.g. perf events need privileges this user lacks): ptrace records
-      // the same registers.
-      impl->warnings.push_back(
-          fmt::format("uprobes failed ({}); using ptrace", engine.error().message));
+    } else if (options.engine == EngineChoice::kAuto && !deferred) {
+      why_ptrace = "the BPF engine could not attach: " + engine.error().message;
       impl->engine = EngineChoice::kPtrace;
     } else {
       impl->AbandonLaunch();
@@ -281,6 +293,11 @@ Result<std::unique_ptr<Session>> Session::Start(const SessionOptions& options) {
     }
   }
   if (impl->engine == EngineChoice::kPtrace) {
+    // One line saying why auto did not take the BPF engine.
+    if (options.engine == EngineChoice::kAuto && !why_ptrace.empty()) {
+      std::string line = why_ptrace.substr(0, why_ptrace.find('\n'));
+      impl->warnings.insert(impl->warnings.begin(), "using the ptrace engine: " + line);
+    }
     auto engine = PtraceEngine::Attach(impl->target, std::move(*compiled), *impl->output,
                                        impl->started, std::move(late));
     if (!engine) {
@@ -297,7 +314,7 @@ Result<void> Session::Run(const std::atomic<bool>& stop) {
   if (impl.ptrace_engine) {
     return impl.ptrace_engine->Run(stop, impl.status, impl.exited);
   }
-  auto ran = impl.uprobe_engine->Run(stop, impl.started ? StartedChildAlive : ProcessAlive);
+  auto ran = impl.bpf_engine->Run(stop, impl.started ? StartedChildAlive : ProcessAlive);
   if (impl.started && g_child_reaped) {
     impl.exited = true;
     impl.status = g_child_status;
@@ -309,18 +326,31 @@ Result<void> Session::Run(const std::atomic<bool>& stop) {
 
 Result<uint64_t> Session::Finish() {
   Impl& impl = *impl_;
+  bool module_appeared = !impl.deferred;
   if (impl.ptrace_engine) {
     auto detached = impl.ptrace_engine->Detach();
     if (!detached) return detached.error();
     for (const std::string& error : impl.ptrace_engine->stats().late_errors) {
       impl.warnings.push_back("a loaded module's tracepoints were not attached: " + error);
     }
+    if (impl.ptrace_engine->stats().late_attaches != 0 ||
+        !impl.ptrace_engine->stats().late_errors.empty()) {
+      module_appeared = true;
+    }
   }
-  if (impl.uprobe_engine) {
-    impl.uprobe_engine->Detach();
-    if (uint64_t lost = impl.uprobe_engine->stats().lost; lost != 0) {
+  if (impl.bpf_engine) {
+    impl.bpf_engine->Detach();
+    const BpfStats& stats = impl.bpf_engine->stats();
+    impl.lost = stats.lost;
+    if (stats.module_seen || stats.hits != 0) module_appeared = true;
+    if (impl.lost != 0) {
       impl.warnings.push_back(fmt::format(
-          "{} hits were lost: the kernel's sample ring was full (the tracer fell behind)", lost));
+          "{} hits were lost: the BPF ring buffer ({} bytes) was full (the tracer fell behind); "
+          "a larger --ring-size keeps them",
+          impl.lost, impl.bpf_engine->ring_bytes()));
+      auto recorded = impl.output->RecordLost(impl.module.major, impl.lost);
+      if (!recorded)
+        impl.warnings.push_back("the lost hits could not be recorded: " + recorded.error().message);
     }
   }
   auto finished = impl.output->Finish();
@@ -328,6 +358,14 @@ Result<uint64_t> Session::Finish() {
   if (impl.output->failed() != 0) {
     impl.warnings.push_back(fmt::format("{} hits could not be stored; the first: {}",
                                         impl.output->failed(), impl.output->first_failure()));
+  }
+  if (!module_appeared) {
+    std::string message = fmt::format(
+        "MODNAME {} never appeared in process {}: no tracepoint was attached, nothing was "
+        "recorded",
+        impl.modname, impl.target);
+    if (impl.exited) return Error{message + " (the process ended without loading it)"};
+    impl.warnings.push_back(message);
   }
   return impl.output->records();
 }

@@ -16,7 +16,10 @@
 
 namespace rastrace::dyntrace {
 
-enum class EngineChoice { kAuto, kUprobe, kPtrace };
+// kBpf: uprobes running the BPF program that records at the hit (bpf_engine.h); kPtrace:
+// breakpoints through ptrace (ptrace_engine.h); kAuto: kBpf wherever it can be loaded and the
+// tracepoints fit its limits, else kPtrace, saying why.
+enum class EngineChoice { kAuto, kBpf, kPtrace };
 
 struct SessionOptions {
   std::string definitions;  // TSF or TDF path
@@ -27,15 +30,18 @@ struct SessionOptions {
   bool log = false;  // a rastrace log instead of an STDA save file
   size_t buffer_size = 0x10000;
   EngineChoice engine = EngineChoice::kAuto;
+  size_t bpf_ring_bytes = 0;  // 0: the BPF engine's default
 };
 
 // Reads a trace definition file (recognised by its magic) or parses a TSF; warnings of the TSF
 // compile land in `warnings`, errors are returned with file:line:col.
 Result<tsf::Module> LoadDefinitions(const std::string& path, std::vector<std::string>& warnings);
 
-// The engine `choice` means for these tracepoints: auto takes uprobes when every tracepoint
-// records registers only (exact either way) and the kernel has them, else ptrace.
-EngineChoice ChooseEngine(EngineChoice choice, const std::vector<CompiledTracepoint>& tracepoints);
+// The engine `choice` means for these tracepoints: auto takes the BPF engine when it can be
+// loaded here and every tracepoint fits its limits, else ptrace, with the reason in `why` (one
+// line). Both engines record exactly at the hit.
+EngineChoice ChooseEngine(EngineChoice choice, const std::vector<CompiledTracepoint>& tracepoints,
+                          std::string* why = nullptr);
 
 class Session {
  public:
@@ -52,7 +58,11 @@ class Session {
   // Records until `stop` or the end of the process.
   Result<void> Run(const std::atomic<bool>& stop);
   // Detaches (the process runs on), writes the output. Returns the number of records stored.
+  // Fails, after writing the output, when MODNAME never appeared in a process that exited.
   Result<uint64_t> Finish();
+  // Hits the engine could not record (the BPF ring was full); also in the output (the log's 006
+  // event, the save file's lost-hits record).
+  uint64_t lost() const;
   // For a started command: whether it ended, and its wait status.
   bool target_exited() const;
   int target_status() const;

@@ -1,5 +1,6 @@
 // RecordOutput into an STDA buffer, saved as a TRACEFMT unformatted file when tracing ends.
 #include <time.h>
+#include <unistd.h>
 
 #include "dyntrace/record_output.h"
 #include "stda/stda.h"
@@ -28,6 +29,20 @@ class StdaOutput : public RecordOutput {
     spec.time = stda::LocalTimestamp(hit.realtime_ns);
     spec.data = hit.data;
     Count(buffer_.Write(spec));
+  }
+
+  Result<void> RecordLost(uint16_t major, uint64_t lost) override {
+    if (lost == 0 || major > 0xFF) return Ok();
+    uint8_t count[8];
+    for (size_t i = 0; i < sizeof count; ++i) count[i] = static_cast<uint8_t>(lost >> (8 * i));
+    stda::RecordSpec spec;
+    spec.major = static_cast<uint8_t>(major);
+    spec.minor = 0;
+    spec.pid = static_cast<uint16_t>(getpid());
+    spec.flags = stda::flag::kNotKernel | stda::flag::kDynamic | stda::flag::kLostHits;
+    spec.time = stda::LocalTimestamp(RealtimeNow());
+    spec.data = count;
+    return buffer_.Write(spec);
   }
 
   Result<void> Finish() override {

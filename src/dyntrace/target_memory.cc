@@ -40,11 +40,11 @@ ReadStatus ProcessMemory::Read(uint64_t address, std::span<uint8_t> out) {
   ssize_t got = process_vm_readv(pid_, &local, 1, &remote, 1, 0);
   if (got == static_cast<ssize_t>(out.size())) return ReadStatus::kOk;
   uint64_t failed_at = address + (got > 0 ? static_cast<uint64_t>(got) : 0);
-  return Classify(failed_at);
+  return ClassifyUnreadable(pid_, failed_at);
 }
 
-ReadStatus ProcessMemory::Classify(uint64_t address) const {
-  auto maps = ReadMaps(pid_);
+ReadStatus ClassifyUnreadable(pid_t pid, uint64_t address) {
+  auto maps = ReadMaps(pid);
   if (!maps) return ReadStatus::kInvalidAddress;
   const Mapping* mapping = FindMapping(*maps, address);
   if (mapping != nullptr && mapping->readable) return ReadStatus::kNotPresent;

@@ -22,6 +22,11 @@ class TargetMemory {
   ReadStatus ReadString(uint64_t address, std::span<uint8_t> out, size_t& length);
 };
 
+// Status of an address of process `pid` that could not be read, from its maps as they are now:
+// inside a readable mapping (whose page could not be brought in, e.g. a file mapping beyond the
+// end of its file) "not present"; anything else, or a process gone, "invalid".
+ReadStatus ClassifyUnreadable(pid_t pid, uint64_t address);
+
 // The memory of a live process through process_vm_readv. On a failed read the process's maps
 // tell the two statuses apart: an address inside a readable mapping whose page could not be
 // brought in (a file mapping beyond its end) is "not present"; anything else is "invalid".
@@ -31,7 +36,6 @@ class ProcessMemory : public TargetMemory {
   ReadStatus Read(uint64_t address, std::span<uint8_t> out) override;
 
  private:
-  ReadStatus Classify(uint64_t address) const;
   pid_t pid_;
 };
 

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "dyntrace/bpf_engine.h"
 #include "dyntrace/process_maps.h"
-#include "dyntrace/uprobe_engine.h"
 
 namespace rastrace::dyntrace::testing {
 
@@ -104,11 +104,69 @@ std::string PtraceUnavailableReason() {
   return reason;
 }
 
-std::string UprobeUnavailableReason() {
-  auto available = UprobesAvailable();
+std::string BpfUnavailableReason() {
+  auto available = BpfAvailable();
   if (!available) return available.error().message;
-  if (geteuid() != 0) return "uprobe perf events need root (or CAP_PERFMON)";
   return {};
+}
+
+void CommandTest::SetUp() {
+  std::string reason = PtraceUnavailableReason();
+  if (!reason.empty()) GTEST_SKIP() << reason;
+  for (const char* tool : {"trace", "trcust", "tracefmt"}) {
+    if (!std::filesystem::exists(Bin(tool))) GTEST_SKIP() << Bin(tool) << " is not built";
+  }
+  dir_ = std::filesystem::temp_directory_path() /
+         fmt::format("dyntrace-cmd-{}-{}", getpid(),
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_ / "run");
+  setenv("RASTRACE_RUNTIME_DIR", (dir_ / "run").c_str(), 1);
+}
+
+void CommandTest::TearDown() {
+  if (!dir_.empty()) std::filesystem::remove_all(dir_);
+}
+
+std::string Bin(const std::string& name) {
+  const char* dir = std::getenv("RASTRACE_BIN");
+  return std::string(dir != nullptr ? dir : RASTRACE_BINARY_DIR "/bin") + "/" + name;
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& cwd,
+                         uid_t run_as) {
+  int out_pipe[2], err_pipe[2];
+  CommandResult result;
+  if (pipe(out_pipe) != 0) return result;
+  if (pipe(err_pipe) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return result;
+  }
+  pid_t child = fork();
+  if (child == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    if (run_as != 0 && (setgid(run_as) != 0 || setuid(run_as) != 0)) _exit(126);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  // stderr is small; read stdout first, then stderr.
+  result.out = ReadAll(out_pipe[0]);
+  result.err = ReadAll(err_pipe[0]);
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
 }
 
 uint64_t LoadLe(const std::vector<uint8_t>& bytes, size_t at, size_t size) {

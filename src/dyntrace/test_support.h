@@ -2,9 +2,11 @@
 // every hit, and privilege checks that let tests skip with a reason.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -50,9 +52,31 @@ class CollectingSink : public HitSink {
 std::string StripWithDebugLink(const std::string& name, const std::string& dir,
                                std::string& reason);
 
+// A command's exit code (128 + signal when killed) and its output.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// A built command: $RASTRACE_BIN/name, else the build's bin/name.
+std::string Bin(const std::string& name);
+// Runs `argv` in `cwd` (as user `run_as` when it is not 0) and collects its stdout and stderr.
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& cwd,
+                         uid_t run_as = 0);
+
+// End-to-end tests of the commands: skipped without ptrace or the commands; each test has its
+// own directory `dir_` (removed after it) and its own session state directory in it.
+class CommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  std::filesystem::path dir_;
+};
+
 // Empty when ptrace can attach here; otherwise the reason.
 std::string PtraceUnavailableReason();
-std::string UprobeUnavailableReason();
+// Empty when the BPF engine's program loads here (root, BPF, uprobes); otherwise the reason.
+std::string BpfUnavailableReason();
 
 // True on an AMD CPU, whose values for architecturally undefined flags the emulator gives.
 bool AmdCpu();

@@ -23,50 +23,11 @@ namespace rastrace::dyntrace {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Bin;
 using testing::MarkerLine;
 using testing::ReadAll;
+using testing::RunCommand;
 using testing::TestProgram;
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Bin(const std::string& name) {
-  const char* dir = std::getenv("RASTRACE_BIN");
-  return std::string(dir != nullptr ? dir : RASTRACE_BINARY_DIR "/bin") + "/" + name;
-}
-
-CommandResult RunCommand(const std::vector<std::string>& argv, const fs::path& cwd) {
-  int out_pipe[2], err_pipe[2];
-  EXPECT_EQ(pipe(out_pipe), 0);
-  EXPECT_EQ(pipe(err_pipe), 0);
-  pid_t child = fork();
-  if (child == 0) {
-    if (chdir(cwd.c_str()) != 0) _exit(126);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  CommandResult result;
-  // stderr is small; read stdout first, then stderr.
-  result.out = ReadAll(out_pipe[0]);
-  result.err = ReadAll(err_pipe[0]);
-  close(out_pipe[0]);
-  close(err_pipe[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
 
 // The seed 004 sample, adapted to dt_sample: its symbols, a line, its return point.
 std::string SeedSampleTsf() {
@@ -124,26 +85,13 @@ std::string SeedSampleTsf() {
       MarkerLine("sample.c", "after_createhandle"));
 }
 
-class TraceCommandTest : public ::testing::Test {
+class TraceCommandTest : public testing::CommandTest {
  protected:
   void SetUp() override {
-    std::string reason = testing::PtraceUnavailableReason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
-    for (const char* tool : {"trace", "trcust", "tracefmt"}) {
-      if (!fs::exists(Bin(tool))) GTEST_SKIP() << Bin(tool) << " is not built";
-    }
-    dir_ = fs::temp_directory_path() /
-           fmt::format("dyntrace-cmd-{}-{}", getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "run");
-    setenv("RASTRACE_RUNTIME_DIR", (dir_ / "run").c_str(), 1);
+    CommandTest::SetUp();
+    if (IsSkipped()) return;
     std::ofstream(dir_ / "sample.tsf") << SeedSampleTsf();
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  fs::path dir_;
 };
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -179,7 +127,9 @@ TEST_F(TraceCommandTest, SeedSampleAttachesRecordsAndFormatsEndToEnd) {
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
   auto plain = RunCommand({TestProgram("dt_sample"), "2"}, dir_);
   EXPECT_EQ(traced.out, plain.out);  // the program's own output is untouched
-  EXPECT_NE(traced.err.find("records from 4 tracepoints (ptrace engine) in run.sav"),
+  // auto: the BPF engine wherever it can be loaded.
+  std::string engine = testing::BpfUnavailableReason().empty() ? "bpf" : "ptrace";
+  EXPECT_NE(traced.err.find("records from 4 tracepoints (" + engine + " engine) in run.sav"),
             std::string::npos)
       << traced.err;
   auto formatted = RunCommand({Bin("tracefmt"), "-t", dir_.string(), "run.sav"}, dir_);
@@ -317,6 +267,13 @@ constexpr const char* kDlopenTsf =
     "      MEM32=(.dl_calls,DIRECT,4)\n"
     "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
 
+// kDlopenTsf with the library's path as MODNAME, which the BPF engine needs.
+void WriteDlopenTsfWithPath(const fs::path& tsf, const std::string& library) {
+  std::string with_path = kDlopenTsf;
+  with_path.replace(0, with_path.find('\n'), "MODNAME = " + library);
+  std::ofstream(tsf) << with_path;
+}
+
 // A MODNAME that is not mapped at attach: dt_dlopen loads it later. ptrace catches the dynamic
 // linker's _dl_debug_state; uprobes (given the path) sit on the file before it is mapped.
 TEST_F(TraceCommandTest, AModuleLoadedLaterIsAttachedWhenItIsMapped) {
@@ -348,31 +305,30 @@ TEST_F(TraceCommandTest, AModuleLoadedLaterIsAttachedWhenItIsMapped) {
               (std::vector<uint8_t>{static_cast<uint8_t>(2 * i + 1), 0, 0, 0}));
   }
 
-  // uprobes need the file: a bare name is refused, a path works before the mapping exists.
-  auto bare = RunCommand({Bin("trace"), "on", "dl.tsf", "-e", "uprobe", "--log", "-o", "u.trc",
-                          "--", TestProgram("dt_dlopen"), library, "5"},
+  // The BPF engine's uprobes need the file: a bare name is refused, a path works before the
+  // mapping exists, and a symbol of the module (dl_calls) is read at the load bias the program
+  // finds at the hit.
+  auto bare = RunCommand({Bin("trace"), "on", "dl.tsf", "-e", "bpf", "--log", "-o", "u.trc", "--",
+                          TestProgram("dt_dlopen"), library, "5"},
                          dir_);
   EXPECT_EQ(bare.exit_code, 1);
   EXPECT_NE(bare.err.find("need its path"), std::string::npos) << bare.err;
-  std::string reason = testing::UprobeUnavailableReason();
-  if (!reason.empty()) GTEST_SKIP() << "uprobe half: " << reason;
-  std::ofstream(dir_ / "dlpath.tsf") << "MODNAME = " << library
-                                     << "\nMAJOR = 0x300\n"
-                                        "TRACE MINOR=1, TP=.dl_probe, REGS=(EDI)\n"
-                                        "TRACE MINOR=2, TP=.dl_probe,RETEP, REGS=(EAX)\n";
-  auto uprobe = RunCommand({Bin("trace"), "on", "dlpath.tsf", "-e", "uprobe", "--log", "-o",
-                            "u.trc", "--", TestProgram("dt_dlopen"), library, "5"},
-                           dir_);
-  ASSERT_EQ(uprobe.exit_code, 0) << uprobe.err;
-  EXPECT_EQ(uprobe.out, "sum 25\n");
-  EXPECT_NE(uprobe.err.find("(uprobe engine)"), std::string::npos) << uprobe.err;
-  hits = ReadHits(dir_ / "u.trc", definitions);
+  std::string reason = testing::BpfUnavailableReason();
+  if (!reason.empty()) GTEST_SKIP() << "BPF half: " << reason;
+  WriteDlopenTsfWithPath(dir_ / "dlpath.tsf", library);
+  auto bpf = RunCommand({Bin("trace"), "on", "dlpath.tsf", "--log", "-o", "u.trc", "--",
+                         TestProgram("dt_dlopen"), library, "5"},
+                        dir_);
+  ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
+  EXPECT_EQ(bpf.out, "sum 25\n");
+  EXPECT_NE(bpf.err.find("10 records from 2 tracepoints (bpf engine)"), std::string::npos)
+      << bpf.err;
+  std::vector<LoggedHit> bpf_hits = ReadHits(dir_ / "u.trc", definitions);
   EXPECT_EQ(definitions, 2u);
-  ASSERT_EQ(hits.size(), 10u);
-  for (uint32_t i = 0; i < 5; ++i) {
-    EXPECT_EQ(hits[2 * i].data, (std::vector<uint8_t>{static_cast<uint8_t>(i), 0, 0, 0}));
-    EXPECT_EQ(hits[2 * i + 1].data,
-              (std::vector<uint8_t>{static_cast<uint8_t>(2 * i + 1), 0, 0, 0}));
+  ASSERT_EQ(bpf_hits.size(), 10u);
+  for (size_t i = 0; i < hits.size(); ++i) {
+    EXPECT_EQ(bpf_hits[i].minor, hits[i].minor);
+    EXPECT_EQ(bpf_hits[i].data, hits[i].data) << "hit " << i;
   }
 #endif
 }
@@ -411,6 +367,19 @@ TEST_F(TraceCommandTest, AModuleClosedAndLoadedAgainIsAttachedAgain) {
                 (std::vector<uint8_t>{static_cast<uint8_t>(2 * i + 1), 0, 0, 0}));
     }
   }
+  // The BPF engine with the module's path: the kernel arms the probes in each new mapping, and
+  // dl_calls is read wherever the module lands.
+  std::string reason = testing::BpfUnavailableReason();
+  if (!reason.empty()) GTEST_SKIP() << "BPF half: " << reason;
+  WriteDlopenTsfWithPath(dir_ / "dlpath.tsf", library);
+  auto bpf = RunCommand({Bin("trace"), "on", "dlpath.tsf", "--log", "-o", "u.trc", "--",
+                         TestProgram("dt_dlopen"), library, "3", "3"},
+                        dir_);
+  ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
+  EXPECT_EQ(bpf.out, plain.out);
+  std::vector<LoggedHit> bpf_hits = ReadHits(dir_ / "u.trc", definitions);
+  ASSERT_EQ(bpf_hits.size(), hits.size());
+  for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(bpf_hits[i].data, hits[i].data) << i;
 #endif
 }
 
@@ -421,7 +390,7 @@ TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   if (program == 0) {
     dup2(out_pipe[1], 1);
     close(out_pipe[0]);
-    execl(TestProgram("dt_sample").c_str(), "dt_sample", "60", "20", nullptr);
+    execl(TestProgram("dt_sample").c_str(), "dt_sample", "120", "20", nullptr);
     _exit(127);
   }
   close(out_pipe[1]);
@@ -445,7 +414,7 @@ TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   int status = 0;
   waitpid(program, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_EQ(output, RunCommand({TestProgram("dt_sample"), "60"}, dir_).out);
+  EXPECT_EQ(output, RunCommand({TestProgram("dt_sample"), "120"}, dir_).out);
   auto compiled = RunCommand({Bin("trcust"), "-o", dir_.string(), "sample.tsf"}, dir_);
   ASSERT_EQ(compiled.exit_code, 0);
   auto formatted = RunCommand({Bin("tracefmt"), "-t", dir_.string(), "attached.sav"}, dir_);
@@ -454,7 +423,8 @@ TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   // Nothing is left attached.
   auto again = RunCommand({Bin("trace"), "off"}, dir_);
   EXPECT_EQ(again.exit_code, 1);
-  EXPECT_NE(again.err.find("no dynamic trace is attached"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("none of your dynamic traces is attached"), std::string::npos)
+      << again.err;
 }
 
 TEST_F(TraceCommandTest, BadInputGetsAClearErrorAndNoTrace) {

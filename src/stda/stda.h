@@ -40,6 +40,10 @@ inline constexpr uint8_t kNoTimestamp = 0x02;  // clear: a timestamp precedes th
 inline constexpr uint8_t kProtectMode = 0x04;
 inline constexpr uint8_t kDynamic = 0x08;     // clear: static tracepoint
 inline constexpr uint8_t kIncomplete = 0x10;  // dynamic record that could not store all data
+// rastrace's use of reserved bit 5: with minor 0 (which no tracepoint has), the record counts
+// hits the dynamic tracer could not record; data = the count, 8 bytes little-endian
+// (docs/os2-formats.md). Readers count it in their summary instead of listing it.
+inline constexpr uint8_t kLostHits = 0x20;
 }  // namespace flag
 
 // Record time. GA stores only seconds and hundredths.
@@ -125,6 +129,13 @@ struct Record {
   std::optional<Timestamp> time;
   std::vector<uint8_t> data;
   bool kernel_generated() const { return (flags & flag::kNotKernel) == 0; }
+  // A record of lost hits (flag::kLostHits), and the count it carries.
+  bool lost_hits() const { return minor == 0 && (flags & flag::kLostHits) != 0; }
+  uint64_t lost_count() const {
+    uint64_t count = 0;
+    for (size_t i = 0; i < data.size() && i < 8; ++i) count |= uint64_t{data[i]} << (8 * i);
+    return count;
+  }
 };
 
 struct Problem {

@@ -102,8 +102,11 @@ int ExitCodeOf(int status) {
   return 0;
 }
 
-void PrintWarnings(const dyntrace::Session& session) {
-  for (const std::string& warning : session.warnings()) fmt::print(stderr, "trace: {}\n", warning);
+// Prints the session's warnings from `from` on; returns how many there are now.
+size_t PrintWarnings(const dyntrace::Session& session, size_t from = 0) {
+  const std::vector<std::string>& warnings = session.warnings();
+  for (size_t i = from; i < warnings.size(); ++i) fmt::print(stderr, "trace: {}\n", warnings[i]);
+  return warnings.size();
 }
 
 int RunForeground(const SessionOptions& options) {
@@ -114,20 +117,24 @@ int RunForeground(const SessionOptions& options) {
     return 1;
   }
   dyntrace::Session& s = **session;
-  auto state = dyntrace::WriteState({getpid(), s.target(), s.engine_name(), options.output});
+  // What was decided at the start (the engine auto chose and why) is said at once.
+  size_t printed = PrintWarnings(s);
+  auto state =
+      dyntrace::WriteState(dyntrace::NewSessionState(s.target(), s.engine_name(), options.output));
   if (!state)
     fmt::print(stderr, "trace: {} (trace off will not find this session)\n", state.error().message);
   auto ran = s.Run(g_stop);
   auto records = s.Finish();
   dyntrace::RemoveState(s.target());
-  PrintWarnings(s);
+  PrintWarnings(s, printed);
   if (!ran) fmt::print(stderr, "trace: {}\n", ran.error().message);
   if (!records) {
     fmt::print(stderr, "trace: {}\n", records.error().message);
     return 1;
   }
-  fmt::print(stderr, "trace: {} records from {} tracepoints ({} engine) in {}\n", *records,
-             s.tracepoint_count(), s.engine_name(), options.output);
+  std::string lost = s.lost() != 0 ? fmt::format(", {} hits lost", s.lost()) : "";
+  fmt::print(stderr, "trace: {} records from {} tracepoints ({} engine{}) in {}\n", *records,
+             s.tracepoint_count(), s.engine_name(), lost, options.output);
   if (!options.command.empty()) return ExitCodeOf(s.WaitForCommand());
   return ran ? 0 : 1;
 }
@@ -160,7 +167,8 @@ int RunDaemon(const SessionOptions& options) {
       _exit(1);
     }
     dyntrace::Session& s = **session;
-    auto state = dyntrace::WriteState({getpid(), s.target(), s.engine_name(), options.output});
+    auto state = dyntrace::WriteState(
+        dyntrace::NewSessionState(s.target(), s.engine_name(), options.output));
     std::string message = fmt::format(
         "O{} tracepoints attached to process {} ({} engine); "
         "records go to {}; `trace off -p {}` detaches",
@@ -238,8 +246,12 @@ int TraceOn(int argc, char** argv) {
   app.add_option("-o,--output", options.output,
                  "output file (default dyntrace.sav, or dyntrace.trc with --log)");
   app.add_flag("--log", options.log, "write a rastrace log instead of an STDA save file");
-  app.add_option("-e,--engine", engine, "auto, uprobe or ptrace")
-      ->check(CLI::IsMember({"auto", "uprobe", "ptrace"}));
+  app.add_option("-e,--engine", engine,
+                 "auto (bpf where it can be loaded, else ptrace), bpf or ptrace; uprobe is bpf")
+      ->check(CLI::IsMember({"auto", "bpf", "uprobe", "ptrace"}));
+  app.add_option("--ring-size", options.bpf_ring_bytes,
+                 "bytes of the BPF engine's ring buffer, a power of two (default 32M)")
+      ->transform(CLI::AsSizeValue(false));
   app.add_option("-t,--type", types, "select tracepoints with any of these TYPE names")
       ->delimiter(',');
   app.add_option("-g,--group", groups, "select tracepoints of these GROUP names")->delimiter(',');
@@ -274,9 +286,9 @@ int TraceOn(int argc, char** argv) {
     fmt::print(stderr, "trace on: give either -p PID or -- COMMAND [ARGS]\n");
     return 2;
   }
-  options.engine = engine == "uprobe"   ? EngineChoice::kUprobe
-                   : engine == "ptrace" ? EngineChoice::kPtrace
-                                        : EngineChoice::kAuto;
+  options.engine = engine == "bpf" || engine == "uprobe" ? EngineChoice::kBpf
+                   : engine == "ptrace"                  ? EngineChoice::kPtrace
+                                                         : EngineChoice::kAuto;
   if (options.output.empty()) options.output = options.log ? "dyntrace.trc" : "dyntrace.sav";
   for (const dyntrace::SessionState& state : dyntrace::ListStates()) {
     if (options.pid != 0 && state.target == options.pid) {
@@ -299,17 +311,33 @@ int TraceOff(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   }
+  // Only the sessions this user started; another user's tracer is never signalled.
   std::vector<dyntrace::SessionState> states = dyntrace::ListStates();
+  size_t others = 0;
+  std::erase_if(states, [&](const dyntrace::SessionState& s) {
+    bool theirs = !dyntrace::StartedByCaller(s);
+    if (theirs && (pid == 0 || s.target == pid)) {
+      ++others;
+      if (pid != 0) {
+        fmt::print(stderr,
+                   "trace off: process {} is traced by another user's session (tracer {}, uid "
+                   "{}); trace off acts only on the sessions you started\n",
+                   pid, s.tracer, s.uid);
+      }
+    }
+    return theirs;
+  });
   if (pid != 0) {
     std::erase_if(states, [&](const dyntrace::SessionState& s) { return s.target != pid; });
+    if (states.empty() && others != 0) return 1;
   }
   if (states.empty()) {
-    fmt::print(stderr, "trace off: no dynamic trace is attached{} (state in {})\n",
+    fmt::print(stderr, "trace off: none of your dynamic traces is attached{} (state in {})\n",
                pid != 0 ? fmt::format(" to process {}", pid) : "", dyntrace::StateDirectory());
     return 1;
   }
   if (states.size() > 1) {
-    fmt::print(stderr, "trace off: several processes are traced; choose one with -p:\n");
+    fmt::print(stderr, "trace off: you trace several processes; choose one with -p:\n");
     for (const auto& s : states) fmt::print(stderr, "  -p {}  ({} engine)\n", s.target, s.engine);
     return 2;
   }

@@ -46,6 +46,7 @@ LogRecords ReadLogRecords(const std::string& path) {
       have_start = true;
       start_s = e.generic_word;
     }
+    if (e.hook_id == event::kHookLost && !e.generic && e.word_count >= 1) out.lost += e.words[0];
     if (e.hook_id != event::kHookDynamicTracepoint || !e.generic) continue;
     stda::Record r;
     r.major = static_cast<uint16_t>(e.generic_word & 0xFFFF);

@@ -16,6 +16,7 @@ struct LogRecords {
   std::vector<stda::Record> records;  // in log order
   std::vector<stda::Problem> problems;
   uint64_t events = 0;  // events of any kind in the log
+  uint64_t lost = 0;    // what its 006 events say was lost (hits, for `trace on --log`)
 };
 
 // True when `bytes` start with a rastrace log magic (either byte order, either layout).

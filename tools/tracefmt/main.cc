@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,6 +35,8 @@ std::string StampText(const rastrace::stda::Stamp& s) {
 struct Shown {
   size_t shown = 0, formatted = 0;
   std::map<uint16_t, size_t> by_major;
+  uint64_t lost = 0;        // hits the tracer could not record (lost-hits records, 006 events)
+  size_t lost_records = 0;  // lost-hits records: not counted as records
 };
 
 Shown AppendRecords(const std::vector<rastrace::stda::Record>& records, Format format,
@@ -42,6 +45,11 @@ Shown AppendRecords(const std::vector<rastrace::stda::Record>& records, Format f
   Shown s;
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
+    if (r.lost_hits()) {
+      s.lost += r.lost_count();
+      ++s.lost_records;
+      continue;
+    }
     if (!filters.Accepts(r)) continue;
     ++s.shown;
     ++s.by_major[r.major];
@@ -53,6 +61,7 @@ Shown AppendRecords(const std::vector<rastrace::stda::Record>& records, Format f
 }
 
 void AppendSummary(const Shown& s, size_t total, std::string_view where, std::string& out) {
+  total -= std::min(total, s.lost_records);
   out += fmt::format(
       "\nSummary: {} record{} in the {}, {} shown ({} formatted, {} in "
       "hex), {} filtered out\n",
@@ -60,6 +69,10 @@ void AppendSummary(const Shown& s, size_t total, std::string_view where, std::st
       total - s.shown);
   for (const auto& [major, count] : s.by_major) {
     out += fmt::format("  major {:#04x}: {} record{}\n", major, count, count == 1 ? "" : "s");
+  }
+  if (s.lost != 0) {
+    out += fmt::format("  lost: {} hit{} the tracer could not record (its buffer was full)\n",
+                       s.lost, s.lost == 1 ? "" : "s");
   }
 }
 
@@ -73,6 +86,7 @@ int FormatLog(const std::string& path, const std::string& tff_dir,
                                 path, log.events, log.records.size());
   rastrace::stda::FormatLibrary library(tff_dir);
   Shown s = AppendRecords(log.records, Format::kNew, filters, library, out);
+  s.lost += log.lost;
   if (!no_summary) {
     AppendSummary(s, log.records.size(), "log", out);
     for (const auto& p : log.problems) out += fmt::format("Corruption: {}\n", p.message);
