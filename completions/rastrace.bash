@@ -35,8 +35,11 @@ _rastrace_complete() {
       _rastrace_files "$cur" ;;
     trace)
       if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then _rastrace_words "on off" "$cur"; return; fi
-      case $prev in -o) _rastrace_files "$cur"; return ;; esac
-      [[ $cur == -* ]] && { _rastrace_words "-a -d -f -l -s -c -n -g -o -T -L -j -k -C -x -p --" "$cur"; return; }
+      case $prev in
+        -o) _rastrace_files "$cur"; return ;;
+        -e|--engine) _rastrace_words "auto bpf ptrace" "$cur"; return ;;
+      esac
+      [[ $cur == -* ]] && { _rastrace_words "-a -d -f -l -s -c -n -g -o -T -L -j -k -C -x -p -e --engine --log --ring-size --" "$cur"; return; }
       _rastrace_files "$cur" ;;
     trcon|trcoff|trcstop)
       _rastrace_words "-0 -1 -2 -3 -4 -5 -6 -7" "$cur" ;;

@@ -20,6 +20,7 @@ expect "trcrpt -O options" timestamp=1 trcrpt -O timestamp=1
 
 expect "trcrpt flags" --jobs trcrpt --j
 expect "trace on/off" on trace o
+expect "trace on engines" bpf trace on x.tsf -e b
 expect "tracefmt flags" --tff-dir tracefmt --tff
 expect "trcstop channels" -3 trcstop -3
 [ "$fail" = 0 ] && echo "completion checks passed" || exit 1
