@@ -149,23 +149,9 @@ void RunTwiceAtTheSameAddresses(const std::string& tsf, const std::vector<std::s
   personality(static_cast<unsigned long>(persona));
 }
 
+// The program's standard output, untraced.
 std::string RunPlain(const std::vector<std::string>& argv) {
-  int pipe_fds[2];
-  EXPECT_EQ(pipe(pipe_fds), 0);
-  pid_t child = fork();
-  if (child == 0) {
-    dup2(pipe_fds[1], 1);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(pipe_fds[1]);
-  std::string output = ReadAll(pipe_fds[0]);
-  close(pipe_fds[0]);
-  waitpid(child, nullptr, 0);
-  return output;
+  return testing::RunCommand(argv, ".").out;
 }
 
 class PtraceTest : public ::testing::Test {
@@ -370,17 +356,22 @@ TEST_F(PtraceTest, RecordsEveryKindOfTracepointInANonPieExecutable) {
   EXPECT_EQ(run.output, RunPlain({TestProgram("dt_sample_nopie"), "4"}));
 }
 
-TEST_F(PtraceTest, TracesASharedObject) {
+// A tracepoint in libdtsample.so, which dt_sample links: MODNAME is a shared object.
+void TraceASharedObject(Engine engine) {
   TracedRun run;
   RunTraced(
       "MODNAME = libdtsample.so\nMAJOR = 0x65\n"
       "TRACE TP=.lib_checksum, ASCIIZ32=(RDI,DIRECT,32)\n",
-      {TestProgram("dt_sample"), "2"}, Engine::kPtrace, run);
+      {TestProgram("dt_sample"), "2"}, engine, run);
   ASSERT_EQ(run.sink.hits.size(), 2u);
   for (const CollectedHit& hit : run.sink.hits) {
     EXPECT_EQ(hit.minor, 1);  // numbered in file order without MINOR
     EXPECT_EQ(std::string(hit.data.begin() + 3, hit.data.end()), "CONFIG.SYS");
   }
+}
+
+TEST_F(PtraceTest, TracesASharedObject) {
+  TraceASharedObject(Engine::kPtrace);
 }
 
 TEST_F(PtraceTest, SelectionByTypeAndGroupAttachesOnlyThoseTracepoints) {
@@ -692,15 +683,7 @@ TEST_F(BpfTest, RecordsEveryKindOfTracepointInANonPieExecutable) {
 }
 
 TEST_F(BpfTest, TracesASharedObject) {
-  TracedRun run;
-  RunTraced(
-      "MODNAME = libdtsample.so\nMAJOR = 0x65\n"
-      "TRACE TP=.lib_checksum, ASCIIZ32=(RDI,DIRECT,32)\n",
-      {TestProgram("dt_sample"), "2"}, Engine::kBpf, run);
-  ASSERT_EQ(run.sink.hits.size(), 2u);
-  for (const CollectedHit& hit : run.sink.hits) {
-    EXPECT_EQ(std::string(hit.data.begin() + 3, hit.data.end()), "CONFIG.SYS");
-  }
+  TraceASharedObject(Engine::kBpf);
 }
 
 // Issue 18's program and more: registers (segment selectors and flags included), a string that
