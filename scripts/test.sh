@@ -44,21 +44,43 @@ tsan() {
     --timeout 600 -L '^(buffer|recorder)'
 }
 
+# One fuzzer run: a copy of its corpus, a bounded time, the log's tail if it finds something.
+fuzz_one() {
+  local fuzzer=$1 name corpus
+  name=$(basename "$fuzzer")
+  corpus=$(mktemp -d)
+  cp -r fuzz/corpus/"$name"/. "$corpus"/ 2>/dev/null || true
+  if ! "$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
+      -print_final_stats=0 "$corpus" >"build-fuzz/$name.log" 2>&1; then
+    tail -50 "build-fuzz/$name.log"
+    echo "fuzzer $name failed"
+    rm -rf "$corpus"
+    return 1
+  fi
+  echo "fuzz $name: no finding in ${fuzz_seconds}s"
+  rm -rf "$corpus"
+}
+
+# The fuzzers run $jobs at a time (each is single-threaded); the step fails if any of them does.
 fuzz() {
   CC=clang CXX=clang++ cmake -S . -B build-fuzz "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DRASTRACE_FUZZ=ON -DRASTRACE_TESTS=OFF -DRASTRACE_BENCH=OFF >/dev/null
   cmake --build build-fuzz -j"$jobs" --target fuzzers
+  local failed=0 running=0 fuzzer
   for fuzzer in build-fuzz/fuzz/*; do
     [ -x "$fuzzer" ] || continue
-    name=$(basename "$fuzzer")
-    corpus=$(mktemp -d)
-    cp -r fuzz/corpus/"$name"/. "$corpus"/ 2>/dev/null || true
-    echo "fuzz $name"
-    "$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
-      -print_final_stats=0 "$corpus" >"build-fuzz/$name.log" 2>&1 || {
-        tail -50 "build-fuzz/$name.log"; echo "fuzzer $name failed"; exit 1; }
-    rm -rf "$corpus"
+    if [ "$running" -ge "$jobs" ]; then
+      wait -n || failed=1
+      running=$((running - 1))
+    fi
+    fuzz_one "$fuzzer" &
+    running=$((running + 1))
   done
+  while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+  done
+  return "$failed"
 }
 
 step "build and test (RelWithDebInfo)" release
