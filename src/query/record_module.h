@@ -1,0 +1,27 @@
+// The virtual table over a RecordTable: a full scan in row order, or the rows of an id range.
+#pragma once
+
+#include <string>
+
+#include "common/result.h"
+#include "query/database.h"
+#include "query/record_table.h"
+
+namespace rastrace::query {
+
+// Registers the module `rastrace_<table name>` serving `table` on `db`; then
+// `CREATE VIRTUAL TABLE name USING rastrace_<name>` makes it queryable. `table` must outlive the
+// connection's use of it.
+Result<void> RegisterRecordTable(Database& db, RecordTable& table);
+
+// "INTEGER", "TEXT", "BLOB".
+std::string_view SqlType(ValueType type);
+
+// Narrows the inclusive range [low, high] of integers by a constraint `column OP value` (SQLite's
+// operator and right side): the integers it can let through. Values that are not numbers leave
+// the range as it is (SQLite checks every row again); NULL empties it (low > high).
+void NarrowRange(int op, sqlite3_value* value, int64_t& low, int64_t& high);
+// The same for a row range [first, end) of 0-based rows whose ids are row + 1.
+void NarrowIdRange(int op, sqlite3_value* value, uint64_t& first, uint64_t& end);
+
+}  // namespace rastrace::query
