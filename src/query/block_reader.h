@@ -20,6 +20,10 @@ class BlockReader {
   // The bytes [offset, offset + size), valid until the next call. Fails (naming the offset)
   // when the file holds fewer bytes or cannot be read.
   Result<std::span<const uint8_t>> Read(uint64_t offset, size_t size);
+  // Forgets the cached blocks (the file grew).
+  void Invalidate() {
+    for (Block& b : blocks_) b.start = UINT64_MAX;
+  }
   // Like Read, but gives what there is when the file ends first (possibly nothing).
   Result<std::span<const uint8_t>> ReadUpTo(uint64_t offset, size_t size);
 

@@ -85,6 +85,7 @@ Result<void> RecordTable::FlushBuffer() {
 Result<void> RecordTable::Finish() {
   if (auto flushed = FlushBuffer(); !flushed) return flushed;
   if (!reader_) reader_ = std::make_unique<BlockReader>(fd_, name_ + "'s temporary file");
+  reader_->Invalidate();
   readable_rows_ = rows_;
   return Ok();
 }

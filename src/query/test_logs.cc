@@ -83,7 +83,7 @@ LogBuilder Posix() {
 
 LogBuilder Dyntrace() {
   LogBuilder log;
-  log.TimeConversion(1, 1, 0, 0);
+  log.TimeConversion(1, 1, 0);  // as trace on --log writes it: ticks are CLOCK_REALTIME ns
   log.TracepointDef(0x64, 1, 1, "DosOpen");
   log.TracepointDef(0x64, 2, 2, "DosOpen");
   log.TracepointDef(0x64, 3, 0, "main.c:42");

@@ -1,0 +1,173 @@
+// End to end: the real `rastrace sql` command (and Debian's sqlite3 reading what it saves).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "event/temp_dir.h"
+#include "query/test_logs.h"
+
+namespace rastrace::query::testing {
+namespace {
+
+struct CommandRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SqlCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* bin = std::getenv("RASTRACE_BIN");
+    if (bin == nullptr) GTEST_SKIP() << "RASTRACE_BIN is not set (run through ctest)";
+    rastrace_ = std::string(bin) + "/rastrace";
+    if (!std::filesystem::exists(rastrace_)) GTEST_SKIP() << rastrace_ << " was not built";
+    for (const char* name : {"kernel", "damaged", "aix64"}) {
+      ASSERT_TRUE(TestLog(name).WriteTo(Log(name)));
+    }
+  }
+
+  std::string Log(const std::string& name) const { return dir_.File(name + ".trc"); }
+
+  // Runs `rastrace ARGS` with `input` on its standard input.
+  CommandRun Run(const std::string& args, const std::string& input = "") {
+    const std::string in = dir_.File("cmd.in");
+    const std::string out = dir_.File("cmd.out");
+    const std::string err = dir_.File("cmd.err");
+    { std::ofstream(in) << input; }
+    const std::string command =
+        fmt::format("'{}' {} <'{}' >'{}' 2>'{}'", rastrace_, args, in, out, err);
+    const int raw = std::system(command.c_str());
+    CommandRun run;
+    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    run.out = ReadText(out);
+    run.err = ReadText(err);
+    return run;
+  }
+
+  std::string rastrace_;
+  event::testing::TempDir dir_;
+};
+
+TEST_F(SqlCli, AnswersAQuestionInEachFormat) {
+  const std::string sql =
+      "SELECT name, dur, tid FROM syscalls WHERE dur IS NOT NULL ORDER BY dur DESC LIMIT 2";
+  auto run = Run(fmt::format("sql '{}' -q \"{}\"", Log("kernel"), sql));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.out,
+            "name       dur  tid\n"
+            "------  ------  ---\n"
+            "openat  200000  601\n"
+            "read    100000  500\n");
+  run = Run(fmt::format("sql '{}' --format csv -q \"{}\"", Log("kernel"), sql));
+  EXPECT_EQ(run.out, "name,dur,tid\nopenat,200000,601\nread,100000,500\n");
+  run = Run(fmt::format("sql '{}' --format json -q \"{}\"", Log("kernel"), sql));
+  EXPECT_EQ(run.out,
+            "[\n{\"name\":\"openat\",\"dur\":200000,\"tid\":601},\n"
+            "{\"name\":\"read\",\"dur\":100000,\"tid\":500}\n]\n");
+}
+
+TEST_F(SqlCli, RunsAFileOfStatementsAndSqlFromAPipe) {
+  {
+    std::ofstream(dir_.File("q.sql")) << "-- how many\nSELECT count(*) AS n FROM sched;\n"
+                                         "SELECT count(*) AS lost FROM losses;\n";
+  }
+  auto run = Run(fmt::format("sql '{}' --format csv -f '{}'", Log("kernel"), dir_.File("q.sql")));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "n\n2\nlost\n1\n");
+  run =
+      Run(fmt::format("sql '{}' --format csv", Log("kernel")), "SELECT count(*) AS n FROM sched;");
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "n\n2\n");
+}
+
+TEST_F(SqlCli, BadSqlGivesSqlitesMessageAndExitsNonZero) {
+  auto run = Run(fmt::format("sql '{}' -q 'SELEC * FROM events'", Log("kernel")));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err,
+            "rastrace sql: near \"SELEC\": syntax error\n  SELEC * FROM events\n  ^--- here\n");
+  run = Run(fmt::format("sql '{}' -q 'SELECT nosuch FROM syscalls'", Log("kernel")));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("no such column: nosuch"), std::string::npos) << run.err;
+}
+
+TEST_F(SqlCli, ADamagedLogReportsTheOffsetAndAnswersWithWhatCameBefore) {
+  const auto run =
+      Run(fmt::format("sql '{}' --format csv -q 'SELECT count(*) FROM events'", Log("damaged")));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.out, "count(*)\n19\n");
+  EXPECT_EQ(run.err, fmt::format("rastrace sql: warning: {}: offset 0x37c: truncated event (need "
+                                 "32 bytes, 10 left)\n",
+                                 Log("damaged")));
+}
+
+TEST_F(SqlCli, ReadsTheLogFromStandardInput) {
+  auto run = Run("sql - --format csv -q 'SELECT name, count(*) FROM sources, events'",
+                 ReadText(Log("aix64")));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "name,count(*)\n-,19\n");
+  run = Run("sql -", ReadText(Log("aix64")));
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err,
+            "rastrace sql: the log is read from standard input: give the SQL with -q or -f\n");
+}
+
+TEST_F(SqlCli, SavesADatabaseThatSqlite3Reads) {
+  const std::string db = dir_.File("trace.db");
+  auto run = Run(fmt::format("sql '{}' --save '{}'", Log("kernel"), db));
+  EXPECT_EQ(run.status, 0) << run.err;
+  struct stat st {};
+  ASSERT_EQ(stat(db.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  run = Run(fmt::format("sql '{}' --save '{}'", Log("kernel"), db));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.err, fmt::format("rastrace sql: {}: exists; use --force to replace it\n", db));
+  run = Run(fmt::format("sql '{}' --save '{}' --force -q 'SELECT count(*) AS n FROM slices'",
+                        Log("kernel"), db));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "n\n-\n7\n");
+  if (std::system("command -v sqlite3 >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "sqlite3 (Debian's CLI) is not installed";
+  }
+  const std::string out = dir_.File("sqlite3.out");
+  ASSERT_EQ(std::system(fmt::format("sqlite3 -csv '{}' \"SELECT name, dur FROM syscalls ORDER BY "
+                                    "dur DESC LIMIT 1; SELECT text FROM events WHERE id = 21\" "
+                                    ">'{}' 2>&1",
+                                    db, out)
+                            .c_str()),
+            0)
+      << ReadText(out);
+  EXPECT_EQ(ReadText(out), "openat,200000\n\"FORK child pid= 602 parent pid= 600\"\n");
+}
+
+TEST_F(SqlCli, RefusesBadCommandLines) {
+  auto run = Run(fmt::format("sql '{}' --format xml -q 'SELECT 1'", Log("kernel")));
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err, "rastrace sql: unknown output format 'xml' (expected text, csv or json)\n");
+  run = Run(fmt::format("sql '{}' -q 'SELECT 1' -f x.sql", Log("kernel")));
+  EXPECT_EQ(run.status, 2);
+  run = Run(fmt::format("sql '{}' -q 'SELECT 1'", dir_.File("q.sql")));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("q.sql"), std::string::npos) << run.err;
+  run = Run(fmt::format("sql '{}' -q 'SELECT 1'", dir_.path()));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find(dir_.path()), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace rastrace::query::testing
