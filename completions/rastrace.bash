@@ -11,7 +11,7 @@ _rastrace_complete() {
   case $cmd in
     rastrace)
       if ((COMP_CWORD == 1)); then
-        _rastrace_words "dump export merge record recover --help" "$cur"; return
+        _rastrace_words "dump export merge record recover sql --help" "$cur"; return
       fi
       case ${COMP_WORDS[1]} in
         record)
@@ -20,6 +20,10 @@ _rastrace_complete() {
         export)
           case $prev in -f|--format) _rastrace_words "ctf chrome jsonl csv" "$cur"; return ;; esac
           [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text --force -n --name" "$cur"; return; } ;;
+        sql)
+          case $prev in -f|--file|--save|-t|--templates) _rastrace_files "$cur"; return ;;
+            --format) _rastrace_words "text csv json" "$cur"; return ;; -q|--query) return ;; esac
+          [[ $cur == -* ]] && { _rastrace_words "-q --query -f --file --format --save --force -t --templates --no-text -n --name" "$cur"; return; } ;;
         merge|dump|recover)
           [[ $cur == -* ]] && { _rastrace_words "-o --force -n -R -h --help" "$cur"; return; } ;;
       esac

@@ -49,9 +49,7 @@ Result<int> CreateTemporaryFile() {
   return fd;
 }
 
-EventStore::EventStore(int fd) : fd_(fd) {
-  buffer_.reserve(kBufferBytes);
-}
+EventStore::EventStore(int fd) : fd_(fd) {}
 
 EventStore::~EventStore() {
   if (fd_ >= 0) close(fd_);

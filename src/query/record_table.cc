@@ -27,7 +27,6 @@ RecordTable::RecordTable(int fd, std::string name, std::vector<RecordColumn> col
                          std::string id_name)
     : fd_(fd), name_(std::move(name)), columns_(std::move(columns)), id_name_(std::move(id_name)) {
   row_.nulls.assign((columns_.size() + 7) / 8, 0);
-  buffer_.reserve(kBufferBytes);
 }
 
 RecordTable::~RecordTable() {
