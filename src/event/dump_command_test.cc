@@ -10,40 +10,26 @@
 #include <fstream>
 #include <string>
 
+#include "event/command_run.h"
 #include "event/test_util.h"
 
 namespace rastrace::event {
 namespace {
 
-struct CommandRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using testing::CommandRun;
 
 class DumpCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* bin = std::getenv("RASTRACE_BIN");
-    if (bin == nullptr) GTEST_SKIP() << "RASTRACE_BIN is not set (run through ctest)";
-    rastrace_ = std::string(bin) + "/rastrace";
-    if (::access(rastrace_.c_str(), X_OK) != 0) GTEST_SKIP() << rastrace_ << " was not built";
+    std::string why;
+    rastrace_ = testing::BuiltCommand("rastrace", why);
+    if (rastrace_.empty()) GTEST_SKIP() << why;
   }
 
-  static std::string Slurp(const std::string& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
+  static std::string Slurp(const std::string& path) { return testing::ReadTextFile(path); }
 
   CommandRun Rastrace(const std::string& args, const std::string& stdin_path = "/dev/null") {
-    std::string out = dir_.File("out"), err = dir_.File("err");
-    std::string command = rastrace_ + " " + args + " <" + stdin_path + " >" + out + " 2>" + err;
-    int raw = std::system(command.c_str());
-    CommandRun run;
-    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    run.out = Slurp(out);
-    run.err = Slurp(err);
-    return run;
+    return testing::RunCommand(rastrace_ + " " + args, dir_, stdin_path);
   }
 
   std::string WriteLog(const std::string& name, const std::vector<uint8_t>& bytes) {

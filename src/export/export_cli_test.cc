@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "event/command_run.h"
 #include "event/format.h"
 #include "event/log_builder.h"
 #include "event/temp_dir.h"
@@ -22,31 +23,18 @@ using event::testing::TempDir;
 using testing::ParseJson;
 using testing::ReadFile;
 
-struct CommandRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using event::testing::CommandRun;
 
 class ExportCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* bin = std::getenv("RASTRACE_BIN");
-    if (bin == nullptr) GTEST_SKIP() << "RASTRACE_BIN is not set (run through ctest)";
-    rastrace_ = std::string(bin) + "/rastrace";
-    if (!std::filesystem::exists(rastrace_)) GTEST_SKIP() << rastrace_ << " was not built";
+    std::string why;
+    rastrace_ = event::testing::BuiltCommand("rastrace", why);
+    if (rastrace_.empty()) GTEST_SKIP() << why;
   }
 
-  CommandRun Run(const std::string& args) {
-    CommandRun run;
-    const std::string out = dir_.File("cmd.out");
-    const std::string err = dir_.File("cmd.err");
-    const std::string command = fmt::format("'{}' {} >'{}' 2>'{}'", rastrace_, args, out, err);
-    const int raw = std::system(command.c_str());
-    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    run.out = ReadFile(out);
-    run.err = ReadFile(err);
-    return run;
+  CommandRun Run(const std::string& args, const std::string& input = "/dev/null") {
+    return event::testing::RunCommand(fmt::format("'{}' {}", rastrace_, args), dir_, input);
   }
 
   static size_t CountLines(const std::string& text) {
@@ -105,7 +93,7 @@ TEST_F(ExportCli, WritesToStandardOutput) {
 
 TEST_F(ExportCli, ReadsALogFromStandardInput) {
   EXPECT_TRUE(Log(1, 1, 0x1230, {100, 200}).WriteTo(dir_.File("a.trc")).ok());
-  const auto run = Run(fmt::format("export -f jsonl --no-text - -o - <'{}'", dir_.File("a.trc")));
+  const auto run = Run("export -f jsonl --no-text - -o -", dir_.File("a.trc"));
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(CountLines(run.out), 4u);
 }

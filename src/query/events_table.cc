@@ -360,25 +360,8 @@ int Rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
   return SQLITE_OK;
 }
 
-sqlite3_module EventsModule() {
-  sqlite3_module m{};
-  m.iVersion = 0;
-  m.xCreate = Connect;
-  m.xConnect = Connect;
-  m.xBestIndex = BestIndex;
-  m.xDisconnect = Disconnect;
-  m.xDestroy = Disconnect;
-  m.xOpen = Open;
-  m.xClose = Close;
-  m.xFilter = Filter;
-  m.xNext = Next;
-  m.xEof = Eof;
-  m.xColumn = Column;
-  m.xRowid = Rowid;
-  return m;
-}
-
-const sqlite3_module kEventsModule = EventsModule();
+const sqlite3_module kEventsModule =
+    ReadOnlyModule({Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, Column, Rowid});
 
 }  // namespace
 

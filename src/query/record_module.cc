@@ -155,26 +155,27 @@ int Rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
   return SQLITE_OK;
 }
 
-sqlite3_module RecordModule() {
-  sqlite3_module m{};
-  m.xCreate = Connect;
-  m.xConnect = Connect;
-  m.xBestIndex = BestIndex;
-  m.xDisconnect = Disconnect;
-  m.xDestroy = Disconnect;
-  m.xOpen = Open;
-  m.xClose = Close;
-  m.xFilter = Filter;
-  m.xNext = Next;
-  m.xEof = Eof;
-  m.xColumn = Column;
-  m.xRowid = Rowid;
-  return m;
-}
-
-const sqlite3_module kRecordModule = RecordModule();
+const sqlite3_module kRecordModule =
+    ReadOnlyModule({Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, Column, Rowid});
 
 }  // namespace
+
+sqlite3_module ReadOnlyModule(const ReadOnlyCallbacks& c) {
+  sqlite3_module m{};
+  m.xCreate = c.connect;
+  m.xConnect = c.connect;
+  m.xBestIndex = c.best_index;
+  m.xDisconnect = c.disconnect;
+  m.xDestroy = c.disconnect;
+  m.xOpen = c.open;
+  m.xClose = c.close;
+  m.xFilter = c.filter;
+  m.xNext = c.next;
+  m.xEof = c.eof;
+  m.xColumn = c.column;
+  m.xRowid = c.rowid;
+  return m;
+}
 
 std::string_view SqlType(ValueType type) {
   switch (type) {

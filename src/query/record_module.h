@@ -14,6 +14,22 @@ namespace rastrace::query {
 // connection's use of it.
 Result<void> RegisterRecordTable(Database& db, RecordTable& table);
 
+// The callbacks of a read-only virtual table, and the sqlite3_module SQLite takes for them
+// (xCreate = xConnect: the tables have no storage of their own to make).
+struct ReadOnlyCallbacks {
+  decltype(sqlite3_module::xConnect) connect;
+  decltype(sqlite3_module::xBestIndex) best_index;
+  decltype(sqlite3_module::xDisconnect) disconnect;
+  decltype(sqlite3_module::xOpen) open;
+  decltype(sqlite3_module::xClose) close;
+  decltype(sqlite3_module::xFilter) filter;
+  decltype(sqlite3_module::xNext) next;
+  decltype(sqlite3_module::xEof) eof;
+  decltype(sqlite3_module::xColumn) column;
+  decltype(sqlite3_module::xRowid) rowid;
+};
+sqlite3_module ReadOnlyModule(const ReadOnlyCallbacks& callbacks);
+
 // "INTEGER", "TEXT", "BLOB".
 std::string_view SqlType(ValueType type);
 

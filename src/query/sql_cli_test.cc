@@ -9,32 +9,22 @@
 #include <fstream>
 #include <sstream>
 
+#include "event/command_run.h"
 #include "event/temp_dir.h"
 #include "query/test_logs.h"
 
 namespace rastrace::query::testing {
 namespace {
 
-struct CommandRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using event::testing::CommandRun;
+using event::testing::ReadTextFile;
 
 class SqlCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* bin = std::getenv("RASTRACE_BIN");
-    if (bin == nullptr) GTEST_SKIP() << "RASTRACE_BIN is not set (run through ctest)";
-    rastrace_ = std::string(bin) + "/rastrace";
-    if (!std::filesystem::exists(rastrace_)) GTEST_SKIP() << rastrace_ << " was not built";
+    std::string why;
+    rastrace_ = event::testing::BuiltCommand("rastrace", why);
+    if (rastrace_.empty()) GTEST_SKIP() << why;
     for (const char* name : {"kernel", "damaged", "aix64"}) {
       ASSERT_TRUE(TestLog(name).WriteTo(Log(name)));
     }
@@ -45,17 +35,8 @@ class SqlCli : public ::testing::Test {
   // Runs `rastrace ARGS` with `input` on its standard input.
   CommandRun Run(const std::string& args, const std::string& input = "") {
     const std::string in = dir_.File("cmd.in");
-    const std::string out = dir_.File("cmd.out");
-    const std::string err = dir_.File("cmd.err");
     { std::ofstream(in) << input; }
-    const std::string command =
-        fmt::format("'{}' {} <'{}' >'{}' 2>'{}'", rastrace_, args, in, out, err);
-    const int raw = std::system(command.c_str());
-    CommandRun run;
-    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    run.out = ReadText(out);
-    run.err = ReadText(err);
-    return run;
+    return event::testing::RunCommand(fmt::format("'{}' {}", rastrace_, args), dir_, in);
   }
 
   std::string rastrace_;
@@ -118,10 +99,10 @@ TEST_F(SqlCli, ADamagedLogReportsTheOffsetAndAnswersWithWhatCameBefore) {
 
 TEST_F(SqlCli, ReadsTheLogFromStandardInput) {
   auto run = Run("sql - --format csv -q 'SELECT name, count(*) FROM sources, events'",
-                 ReadText(Log("aix64")));
+                 ReadTextFile(Log("aix64")));
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "name,count(*)\n-,19\n");
-  run = Run("sql -", ReadText(Log("aix64")));
+  run = Run("sql -", ReadTextFile(Log("aix64")));
   EXPECT_EQ(run.status, 2);
   EXPECT_EQ(run.err,
             "rastrace sql: the log is read from standard input: give the SQL with -q or -f\n");
@@ -151,8 +132,8 @@ TEST_F(SqlCli, SavesADatabaseThatSqlite3Reads) {
                                     db, out)
                             .c_str()),
             0)
-      << ReadText(out);
-  EXPECT_EQ(ReadText(out), "openat,200000\n\"FORK child pid= 602 parent pid= 600\"\n");
+      << ReadTextFile(out);
+  EXPECT_EQ(ReadTextFile(out), "openat,200000\n\"FORK child pid= 602 parent pid= 600\"\n");
 }
 
 TEST_F(SqlCli, RefusesBadCommandLines) {

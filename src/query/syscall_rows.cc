@@ -138,43 +138,20 @@ class SyscallFiller : public Filler {
   Result<void> Write(const Key& key, const Call* call, const Exit* exit,
                      const Call* fallback = nullptr) {
     const Call& c = call != nullptr ? *call : *fallback;
+    const bool both = call != nullptr && exit != nullptr;
     RecordTable& r = rows_;
-    if (call != nullptr) {
-      r.Int(call->ts);
-    } else {
-      r.Null();
-    }
-    if (call != nullptr && exit != nullptr) {
-      r.Int(exit->ts - call->ts);
-    } else {
-      r.Null();
-    }
-    if (exit != nullptr) {
-      r.Int(exit->ts);
-    } else {
-      r.Null();
-    }
+    r.Optional(call != nullptr ? std::optional(call->ts) : std::nullopt);
+    r.Optional(both ? std::optional(exit->ts - call->ts) : std::nullopt);
+    r.Optional(exit != nullptr ? std::optional(exit->ts) : std::nullopt);
     r.Int(static_cast<int64_t>(key.source));
     r.Int(AsSql(key.tid));
     r.Optional(c.pid);
     r.TextOrNull(c.name);
     r.Optional(c.nr);
-    if (exit != nullptr) {
-      r.Optional(exit->ret);
-    } else {
-      r.Null();
-    }
+    r.Optional(exit != nullptr ? exit->ret : std::nullopt);
     for (size_t i = 0; i < kArguments; ++i) r.Optional(c.args[i]);
-    if (call != nullptr) {
-      r.Int(call->event);
-    } else {
-      r.Null();
-    }
-    if (exit != nullptr) {
-      r.Int(exit->event);
-    } else {
-      r.Null();
-    }
+    r.Optional(call != nullptr ? std::optional(call->event) : std::nullopt);
+    r.Optional(exit != nullptr ? std::optional(exit->event) : std::nullopt);
     return r.EndRow();
   }
 
