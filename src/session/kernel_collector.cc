@@ -20,7 +20,10 @@ namespace {
 
 constexpr size_t kReadBytes = 1 << 16;
 constexpr size_t kFlushBytes = 1 << 20;
-constexpr int kPollMs = 50;
+// A busy cpu wakes the reader when its buffer is this full (a quarter of the default 4 MiB is one
+// round's pages: one splice); a quiet one is read at the poll timeout.
+constexpr unsigned kWakeupPercent = 25;
+constexpr int kPollMs = 100;
 // How late after its cpu was read an event may still be committed with an earlier timestamp:
 // far more than an interrupt between reserve and commit, and than the vCPU stalls seen here
 // (docs/performance.md: 2.7 ms).
@@ -64,6 +67,10 @@ std::vector<std::pair<uint32_t, uint32_t>> RunningThreads() {
   return out;
 }
 
+std::vector<uint32_t> ThreadsOf(uint32_t pid) {
+  return NumericEntries("/proc/" + std::to_string(pid) + "/task");
+}
+
 std::string ExePath(uint32_t pid) {
   char buffer[PATH_MAX];
   const std::string link = "/proc/" + std::to_string(pid) + "/exe";
@@ -79,6 +86,8 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
     std::string& notice) {
   auto instance = TracefsInstance::Create(tracefs, instance_name, allowed, buffer_kb, cpus, clock);
   if (!instance) return instance.error();
+  // Only the binary reader polls per cpu; an older kernel without the file wakes at any data.
+  if (binary) (void)instance->SetWakeupPercent(kWakeupPercent);
   std::unique_ptr<RawPipeReader> raw;
   if (binary) {
     auto opened = RawPipeReader::Open(tracefs, instance->path(), allowed);
@@ -117,6 +126,10 @@ KernelCollector::~KernelCollector() {
 
 Result<void> KernelCollector::SetTracing(bool on) {
   return instance_.SetTracing(on);
+}
+
+Result<void> KernelCollector::ExcludeTasks(std::span<const uint32_t> tids) {
+  return instance_.ExcludeTasks(tids);
 }
 
 void KernelCollector::Consume(std::string_view line) {

@@ -42,6 +42,9 @@ class KernelCollector {
 
   // trcon / trcoff.
   Result<void> SetTracing(bool on);
+  // The kernel records nothing of these tasks (the daemon's threads):
+  // TracefsInstance::ExcludeTasks.
+  Result<void> ExcludeTasks(std::span<const uint32_t> tids);
   // Turns tracing off, reads everything left, writes the lost-events count and closes the log.
   Result<KernelTotals> Finish();
 
@@ -73,6 +76,8 @@ class KernelCollector {
 
 // Every thread of every process now running: (tid, pid).
 std::vector<std::pair<uint32_t, uint32_t>> RunningThreads();
+// The threads of process `pid` now.
+std::vector<uint32_t> ThreadsOf(uint32_t pid);
 // /proc/<pid>/exe, or "" when it cannot be read.
 std::string ExePath(uint32_t pid);
 

@@ -64,6 +64,9 @@ RawPipeReader::RawPipeReader(std::string tracefs, PageLayout layout)
 
 RawPipeReader::~RawPipeReader() {
   for (const pollfd& pipe : pipes_) close(pipe.fd);
+  for (int fd : splice_pipe_) {
+    if (fd >= 0) close(fd);
+  }
 }
 
 RawEventDecoder::Task RawPipeReader::LookupTask(uint32_t tid) {
@@ -100,7 +103,66 @@ Result<std::unique_ptr<RawPipeReader>> RawPipeReader::Open(const std::string& tr
   if (reader->pipes_.empty()) return MakeError("{}: no per_cpu buffers", instance);
   reader->pages_per_round_ = std::clamp<size_t>(
       kRoundBytes / (reader->pipes_.size() * reader->layout_.page_bytes()), 4, 256);
+  // One round's pages of a cpu fit in the pipe (root may pass pipe-max-size); a smaller pipe
+  // only takes more splices.
+  if (pipe2(reader->splice_pipe_, O_CLOEXEC | O_NONBLOCK) == 0) {
+    const size_t wanted = reader->pages_per_round_ * reader->layout_.page_bytes();
+    const int size = fcntl(reader->splice_pipe_[1], F_SETPIPE_SZ, static_cast<int>(wanted));
+    reader->splice_pipe_bytes_ =
+        static_cast<size_t>(size > 0 ? size : fcntl(reader->splice_pipe_[1], F_GETPIPE_SZ));
+    if (reader->splice_pipe_bytes_ < reader->layout_.page_bytes()) {
+      close(reader->splice_pipe_[0]);
+      close(reader->splice_pipe_[1]);
+      reader->splice_pipe_[0] = reader->splice_pipe_[1] = -1;
+    }
+  }
   return reader;
+}
+
+size_t RawPipeReader::ReadCpu(size_t i, uint8_t* dest, size_t max_bytes, bool& drained) {
+  const int fd = pipes_[i].fd;
+  const size_t page_bytes = layout_.page_bytes();
+  size_t got = 0;
+  drained = false;
+  // Full pages, many per call: the kernel moves them into the pipe without copying, one read
+  // copies them out. Splice gives only pages the kernel has finished writing.
+  while (splice_pipe_[0] >= 0 && got + page_bytes <= max_bytes) {
+    const size_t want = std::min(max_bytes - got, splice_pipe_bytes_) / page_bytes * page_bytes;
+    ++read_calls_;
+    const ssize_t moved =
+        splice(fd, nullptr, splice_pipe_[1], nullptr, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (moved <= 0) {
+      // EAGAIN: no full page. EINVAL: this file cannot splice; read pages from now on.
+      if (moved < 0 && errno == EINVAL) {
+        close(splice_pipe_[0]);
+        close(splice_pipe_[1]);
+        splice_pipe_[0] = splice_pipe_[1] = -1;
+      }
+      break;
+    }
+    size_t left = static_cast<size_t>(moved);
+    while (left != 0) {
+      ++read_calls_;
+      const ssize_t n = read(splice_pipe_[0], dest + got, left);
+      if (n <= 0) break;  // cannot happen: the bytes are in the pipe
+      got += static_cast<size_t>(n);
+      left -= static_cast<size_t>(n);
+    }
+    if (static_cast<size_t>(moved) < want) break;  // every full page taken
+  }
+  // Then the page being written, which read() gives as far as it is committed (or every page,
+  // one per call, where splice cannot be used).
+  while (got + page_bytes <= max_bytes) {
+    ++read_calls_;
+    const ssize_t n = read(fd, dest + got, page_bytes);
+    if (n <= 0) {
+      drained = true;
+      break;
+    }
+    got += static_cast<size_t>(n) < page_bytes ? static_cast<size_t>(n) : page_bytes;
+    if (static_cast<size_t>(n) < page_bytes) break;  // a short read: not a tracefs page
+  }
+  return got;
 }
 
 void RawPipeReader::Wait(int timeout_ms) {
@@ -114,8 +176,8 @@ void RawPipeReader::SetClock(std::function<uint64_t()> now, uint64_t slack) {
 
 bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& consume) {
   const size_t page_bytes = layout_.page_bytes();
-  const size_t per_cpu = pages_per_round_;
-  pages_.resize(pipes_.size() * per_cpu * page_bytes);
+  const size_t per_cpu = pages_per_round_ * page_bytes;
+  pages_.resize(pipes_.size() * per_cpu);
   bool any = false;
   // Every cpu has given all its events up to here (the minimum over the cpus).
   uint64_t complete = UINT64_MAX;
@@ -123,16 +185,12 @@ bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& c
     // Taken before the read: what the cpu committed before this moment is in what it gives.
     const uint64_t started = now_ ? now_() : UINT64_MAX;
     bool drained = false;
+    uint8_t* dest = pages_.data() + i * per_cpu;
+    const size_t got = ReadCpu(i, dest, per_cpu, drained);
     scratch_.clear();
-    for (size_t n = 0; n < per_cpu; ++n) {
-      uint8_t* page = pages_.data() + (i * per_cpu + n) * page_bytes;
-      const ssize_t got = read(pipes_[i].fd, page, page_bytes);
-      if (got <= 0) {
-        drained = true;
-        break;
-      }
+    for (size_t at = 0; at < got; at += page_bytes) {
       any = true;
-      if (!DecodePage(std::span<const uint8_t>(page, static_cast<size_t>(got)), layout_,
+      if (!DecodePage(std::span<const uint8_t>(dest + at, std::min(page_bytes, got - at)), layout_,
                       scratch_)) {
         ++bad_pages_;  // the records decoded before the damage are kept
       }

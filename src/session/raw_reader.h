@@ -37,13 +37,18 @@ class RawPipeReader {
   // Reads what every cpu's buffer holds now (at most pages_per_round() pages per cpu) and passes
   // to `consume`, in timestamp order, every event no cpu can precede any more (cpu_order.h; the
   // others wait for a later round); false when nothing was read. Malformed pages are skipped and
-  // counted.
+  // counted. The full pages of a cpu are moved in bulk (splice into a pipe, then one read of the
+  // pipe), the page being written is read on its own: a few system calls per cpu and round, not
+  // one per page.
   bool ReadAvailable(const std::function<void(const TraceLine&)>& consume);
   // Passes on the events still held back (after the last read: the buffers are empty).
   void Flush(const std::function<void(const TraceLine&)>& consume);
-  // Waits up to `timeout_ms` for data on any cpu.
+  // Waits up to `timeout_ms` for data on any cpu (with tracefs buffer_percent set, for a cpu's
+  // buffer to be that full).
   void Wait(int timeout_ms);
   uint64_t bad_pages() const { return bad_pages_; }
+  // System calls made to read the buffers so far (splice, reads of the pipe and of pages).
+  uint64_t read_calls() const { return read_calls_; }
 
   // Pages one round reads from each cpu: up to 256, within kRoundBytes for all cpus together
   // (at least 4, so that a machine with many cpus still makes progress).
@@ -53,6 +58,9 @@ class RawPipeReader {
  private:
   RawPipeReader(std::string tracefs, PageLayout layout);
   RawEventDecoder::Task LookupTask(uint32_t tid);
+  // Reads up to `max_bytes` (whole pages) of cpu `i` into `dest`; `drained` when the cpu had no
+  // more. Returns the bytes read.
+  size_t ReadCpu(size_t i, uint8_t* dest, size_t max_bytes, bool& drained);
 
   std::string tracefs_;
   PageLayout layout_;
@@ -66,7 +74,12 @@ class RawPipeReader {
   std::vector<RawRecord> scratch_;
   std::string body_;
   uint64_t bad_pages_ = 0;
+  uint64_t read_calls_ = 0;
   size_t pages_per_round_ = 4;
+  // The pipe full pages are spliced into ({-1, -1} when splice cannot be used: pages are read one
+  // at a time), and how many bytes it holds.
+  int splice_pipe_[2] = {-1, -1};
+  size_t splice_pipe_bytes_ = 0;
 };
 
 // /proc/<tid>/status (Tgid, Name), else the tracefs saved_tgids / saved_cmdlines of a thread that

@@ -117,5 +117,24 @@ TEST_F(RawReaderTest, WhatIsHeldBackAtTheEndIsFlushed) {
   EXPECT_EQ(seen_, (std::vector<std::string>{"sched_process_fork@50", "sched_process_exec@170"}));
 }
 
+// Pages are read in bulk: a round that finds many full pages on a cpu moves them with a few
+// system calls (splice into a pipe, one read of it), not one read per page as before.
+TEST_F(RawReaderTest, ManyPagesTakeAFewSystemCalls) {
+  constexpr int kPages = 64;
+  ASSERT_GE(fcntl(writers_[0], F_SETPIPE_SZ, kPages * 4096), kPages * 4096);
+  for (int i = 0; i < kPages; ++i) {
+    Put(0, 100 + i, Record(fork_, 5, {{"parent_pid", 5}, {"child_pid", 6 + i}}));
+  }
+  clock_ = {1000, 1000};
+  const uint64_t before = reader_->read_calls();
+  EXPECT_TRUE(reader_->ReadAvailable(Collect()));
+  // cpu 0: splice, read of the pipe, splice (nothing more), read (nothing); cpu 1: splice, read.
+  EXPECT_LE(reader_->read_calls() - before, 8u);
+  reader_->Flush(Collect());
+  ASSERT_EQ(seen_.size(), static_cast<size_t>(kPages));
+  EXPECT_EQ(seen_.front(), "sched_process_fork@100");
+  EXPECT_EQ(seen_.back(), "sched_process_fork@" + std::to_string(100 + kPages - 1));
+}
+
 }  // namespace
 }  // namespace rastrace::session

@@ -290,6 +290,8 @@ SessionDaemon::SessionDaemon(SessionConfig config, unsigned channel, std::string
 
 SessionDaemon::~SessionDaemon() {
   if (!stopped_.load() && page_ != nullptr) (void)Stop();
+  server_quit_.store(true);
+  if (server_.joinable()) server_.join();
   StopReaper();
   Cleanup();
   // Closed only here: Serve may still be polling it until its thread is joined.
@@ -317,7 +319,7 @@ void SessionDaemon::Publish() {
   FutexWakeAll(&page_->generation);
 }
 
-Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
+Result<void> SessionDaemon::Start(std::vector<std::string>& notices, bool serve_thread) {
   // Leftovers of a session that died: they belong to nobody now.
   const std::string procs = dir_ + "/procs";
   if (auto made = MakePrivateDir(procs); !made) return MakeError("trace: {}", made.error().message);
@@ -344,7 +346,11 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   conversion_ = recorder::CalibrateClock(std::chrono::milliseconds(10));
   start_timestamp_ = recorder::Now();
 
-  const auto threads = RunningThreads();
+  // The daemon is not part of what it records: neither in the process table nor in the kernel's
+  // events (below).
+  auto threads = RunningThreads();
+  const uint32_t me = static_cast<uint32_t>(getpid());
+  std::erase_if(threads, [me](const auto& thread) { return thread.second == me; });
   process_table_ = ProcessTableEvents(threads, config_.symbols);
 
   // -j / -k may leave no kernel hook to record: then there is nothing to ask the kernel for.
@@ -430,6 +436,21 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   }
   chmod(socket_path.c_str(), 0600);
 
+  // Without a reaper (no inotify or pidfd) killed processes are recovered at trcstop all the same.
+  if (auto reaper = ProcessReaper::Start(procs, [this](uint64_t pid) { ProcessEnded(pid); })) {
+    std::lock_guard lock(reaper_mutex_);
+    reaper_ = std::move(*reaper);
+  }
+  if (serve_thread) server_ = std::thread([this] { Serve(server_quit_); });
+  // Every thread of the daemon exists now: the kernel drops their events from the start.
+  if (kernel_) {
+    const auto own = ThreadsOf(me);
+    if (auto excluded = kernel_->ExcludeTasks(own); !excluded) {
+      notices.push_back("trace: the daemon's own kernel events are recorded too: " +
+                        excluded.error().message);
+    }
+  }
+
   __atomic_store_n(&page_->state, recorder::kSessionRunning, __ATOMIC_SEQ_CST);
   if (!config_.defer) {
     if (auto on = SetTracing(true); !on) return on.error();
@@ -440,11 +461,6 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices) {
   }
   // Processes that were running before the session wait on this word to join it.
   recorder::WakeSessionWaiters(dir_.substr(0, dir_.rfind('/')));
-  // Without a reaper (no inotify or pidfd) killed processes are recovered at trcstop all the same.
-  if (auto reaper = ProcessReaper::Start(procs, [this](uint64_t pid) { ProcessEnded(pid); })) {
-    std::lock_guard lock(reaper_mutex_);
-    reaper_ = std::move(*reaper);
-  }
   return Ok();
 }
 

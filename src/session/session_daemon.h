@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/result.h"
@@ -42,8 +43,11 @@ class SessionDaemon {
   ~SessionDaemon();
 
   // Writes the process table, starts kernel events and opens the page to processes. `notice`
-  // receives messages for the user (for example why kernel events are not recorded).
-  Result<void> Start(std::vector<std::string>& notices);
+  // receives messages for the user (for example why kernel events are not recorded). With
+  // `serve_thread` a thread of the daemon answers control requests (Serve) until the session has
+  // stopped. Every thread of this process is then excluded from the kernel's events before
+  // tracing starts: the daemon starts no thread later while tracing runs.
+  Result<void> Start(std::vector<std::string>& notices, bool serve_thread = false);
   // Answers control requests until a stop request has been served or `quit` is set.
   void Serve(const std::atomic<bool>& quit);
   // trcon / trcoff.
@@ -85,6 +89,8 @@ class SessionDaemon {
   std::optional<Result<StopTotals>> stop_result_;
   std::mutex reaper_mutex_;  // reaper_ is stopped by whichever Stop comes first
   std::unique_ptr<ProcessReaper> reaper_;
+  std::atomic<bool> server_quit_{false};
+  std::thread server_;             // Start(..., serve_thread = true)
   RecoveryTotals early_recovery_;  // logs recovered while the session ran (under mutex_)
 };
 

@@ -2,6 +2,7 @@
 // with librastrace joining the session on their own. Each test has a private session directory
 // (RASTRACE_SESSION_DIR) and kills its daemon by pid in TearDown, even when it fails.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -18,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -874,6 +876,83 @@ TEST_F(SessionE2E, KernelEvents) {
 TEST_F(SessionE2E, KernelEventsFromTheTextPipe) {
   if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
   ExpectKernelEvents(*this, "text");
+}
+
+// The daemon never records itself: with no program attached, while other system calls keep it
+// reading, the log has no event of any of its threads, and no other event names them (a switch
+// to or from it, its place in the process table). Without the exclusion its reads of the
+// kernel's buffers were most of the log (issue 16).
+TEST_F(SessionE2E, TheDaemonNeverRecordsItself) {
+  if (auto why = KernelEventsUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string log = dir_ + "/self";
+  Outcome start = Exec({Bin("trace"), "-a", "-o", log});
+  ASSERT_EQ(start.status, 0) << start.err;
+  EXPECT_EQ(start.err.find("own kernel events"), std::string::npos) << start.err;
+  const std::string lock = Slurp(dir_ + "/run/ch0/lock");
+  const uint64_t daemon = std::stoull(lock);
+  std::set<uint64_t> daemon_threads;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(daemon) + "/task")) {
+    daemon_threads.insert(std::stoull(entry.path().filename().string()));
+  }
+  ASSERT_FALSE(daemon_threads.empty());
+  // Kernel events for the daemon to read: enough pages that it reads many times over.
+  const uint64_t me = static_cast<uint64_t>(gettid());
+  for (int i = 0; i < 200000; ++i) (void)getppid();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Outcome stop = Exec({Bin("trcstop")});
+  ASSERT_EQ(stop.status, 0) << stop.err;
+
+  auto reader = event::LogReader::Open(log);
+  ASSERT_TRUE(reader) << reader.error().message;
+  event::Event ev;
+  uint64_t own_calls = 0, of_daemon = 0, naming_daemon = 0, events = 0;
+  std::string first;
+  // The header names the tracer once (its 00A/100, for the thread of TRACE ON and OFF).
+  bool header_names_daemon = false;
+  while (reader->Next(ev) == event::ReadStatus::kEvent) {
+    ++events;
+    if (events < 10 && !header_names_daemon && ev.hook_id == event::kHookUtil &&
+        ev.subhook == event::kUtilProcess && ev.generic && ev.generic_word == daemon) {
+      header_names_daemon = true;
+      continue;
+    }
+    if (ev.hook_id == kHookSystemCall && ev.thread_id == me) ++own_calls;
+    // The session's own records (header, TRACE ON/OFF, loss counts) carry the daemon's thread:
+    // they are the trace's, not events of the system. Kernel events and the thread and process
+    // events that describe the system must not.
+    const bool system_event = (ev.hook_id >= kHookInterrupt && ev.hook_id <= kHookExit) ||
+                              (ev.hook_id == event::kHookUtil &&
+                               (ev.subhook == event::kUtilProcess ||
+                                ev.subhook == event::kUtilExec || ev.subhook == event::kUtilCpu));
+    bool bad = system_event && daemon_threads.count(ev.thread_id) != 0;
+    of_daemon += bad;
+    if (ev.hook_id == event::kHookUtil && ev.subhook == event::kUtilProcess && ev.generic &&
+        ev.generic_word == daemon) {
+      bad = true;
+      ++naming_daemon;
+    }
+    if ((ev.hook_id == kHookDispatch && ev.word_count >= 3 &&
+         (daemon_threads.count(ev.words[0]) || daemon_threads.count(ev.words[2]))) ||
+        (ev.hook_id == kHookIdle && ev.word_count >= 1 && daemon_threads.count(ev.words[0])) ||
+        (ev.hook_id == kHookFork && ev.word_count >= 2 && ev.words[1] == daemon)) {
+      bad = true;
+      ++naming_daemon;
+    }
+    if (bad && first.empty()) {
+      first =
+          fmt::format("hook {:04X} thread {} at offset {}", ev.hook_id, ev.thread_id, ev.offset);
+    }
+  }
+  EXPECT_GT(events, 0u);
+  EXPECT_EQ(of_daemon, 0u) << "events of the daemon's threads; the first: " << first;
+  EXPECT_EQ(naming_daemon, 0u) << "events naming the daemon; the first: " << first;
+  // The session recorded the system all the same: this test's own calls are there unless the
+  // kernel lost events (counted).
+  SessionE2E::LogSummary s = Summarize(log);
+  if (s.lost == 0) {
+    EXPECT_GE(own_calls, 200000u);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -24,8 +25,10 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-Result<void> WriteFile(const std::string& path, std::string_view text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+// Replaces the file's content (for tracefs: sets the value), or with `append` adds to it (for a
+// pid list: adds pids).
+Result<void> WriteFile(const std::string& path, std::string_view text, bool append = false) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
   if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
   const ssize_t written = write(fd, text.data(), text.size());
   const int saved = errno;
@@ -114,7 +117,9 @@ Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, cons
 }
 
 TracefsInstance::TracefsInstance(TracefsInstance&& other) noexcept
-    : path_(std::move(other.path_)), pipe_fd_(other.pipe_fd_) {
+    : path_(std::move(other.path_)),
+      pipe_fd_(other.pipe_fd_),
+      excluded_(std::move(other.excluded_)) {
   other.path_.clear();
   other.pipe_fd_ = -1;
 }
@@ -134,6 +139,36 @@ TracefsInstance::~TracefsInstance() {
 
 Result<void> TracefsInstance::SetTracing(bool on) {
   return WriteFile(path_ + "/tracing_on", on ? "1" : "0");
+}
+
+Result<void> TracefsInstance::ExcludeTasks(std::span<const uint32_t> tids) {
+  std::string list;
+  for (uint32_t tid : tids) {
+    if (std::find(excluded_.begin(), excluded_.end(), tid) != excluded_.end()) continue;
+    excluded_.push_back(tid);
+    list += std::to_string(tid) + " ";
+  }
+  if (list.empty()) return Ok();
+  // Since Linux 5.8. Without the append flag the write would replace the list.
+  const std::string notrace = path_ + "/set_event_notrace_pid";
+  if (!Exists(notrace)) {
+    return MakeError("this kernel has no {} (Linux 5.8 and later have it)", notrace);
+  }
+  if (auto r = WriteFile(notrace, list, /*append=*/true); !r) return r.error();
+  // A switch is written in the context of the task switched out, but it names the task switched
+  // in too: the pid list keeps a switch unless both tasks are excluded.
+  const std::string filter = path_ + "/events/sched/sched_switch/filter";
+  if (!Exists(filter)) return Ok();
+  std::string expression;
+  for (uint32_t tid : excluded_) {
+    if (!expression.empty()) expression += " && ";
+    expression += fmt::format("prev_pid != {} && next_pid != {}", tid, tid);
+  }
+  return WriteFile(filter, expression);
+}
+
+Result<void> TracefsInstance::SetWakeupPercent(unsigned percent) {
+  return WriteFile(path_ + "/buffer_percent", std::to_string(percent));
 }
 
 uint64_t TracefsInstance::LostEvents() const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -32,6 +33,13 @@ class TracefsInstance {
   ~TracefsInstance();  // turns tracing off and removes the instance
 
   Result<void> SetTracing(bool on);
+  // The kernel drops every event of these tasks before it is written (set_event_notrace_pid),
+  // and the scheduler switches to or from them (a filter on sched_switch, whose events name two
+  // tasks): the session's daemon never records itself. Adds to the tasks excluded before.
+  Result<void> ExcludeTasks(std::span<const uint32_t> tids);
+  // Wakes a reader polling a cpu's buffer only once the buffer is `percent` full (or at its
+  // timeout), so that busy cpus are read in large batches.
+  Result<void> SetWakeupPercent(unsigned percent);
   // trace_pipe, opened non-blocking (reading consumes events).
   int pipe_fd() const { return pipe_fd_; }
   // Events the kernel overwrote or dropped because this instance's buffers were full.
@@ -43,6 +51,7 @@ class TracefsInstance {
   TracefsInstance(std::string path, int pipe_fd) : path_(std::move(path)), pipe_fd_(pipe_fd) {}
   std::string path_;
   int pipe_fd_ = -1;
+  std::vector<uint32_t> excluded_;
 };
 
 }  // namespace rastrace::session

@@ -60,11 +60,14 @@ int ReportStop(const Result<session::StopTotals>& totals) {
   return 0;
 }
 
+// `serve_thread`: a thread of the daemon answers trcon/trcoff/trcstop (the daemon starts it before
+// tracing starts, so that the kernel leaves it out of the trace like the daemon's other threads).
 Result<std::unique_ptr<SessionDaemon>> StartDaemon(const SessionConfig& config,
-                                                   std::vector<std::string>& notices) {
+                                                   std::vector<std::string>& notices,
+                                                   bool serve_thread) {
   auto daemon = SessionDaemon::Create(config, recorder::SessionBaseDir());
   if (!daemon) return daemon.error();
-  if (auto started = (*daemon)->Start(notices); !started) return started.error();
+  if (auto started = (*daemon)->Start(notices, serve_thread); !started) return started.error();
   return daemon;
 }
 
@@ -92,7 +95,7 @@ int RunBackground(const SessionConfig& config) {
     // Before `trace -a` returns: a SIGTERM right after it must stop the session, not kill it.
     StopOnSignals(false);
     std::vector<std::string> notices;
-    auto daemon = StartDaemon(config, notices);
+    auto daemon = StartDaemon(config, notices, /*serve_thread=*/false);
     std::string message;
     for (const auto& notice : notices) message += "N" + notice + "\n";
     if (!daemon) {
@@ -152,14 +155,12 @@ int RunBackground(const SessionConfig& config) {
 // -x: traces a command until it ends.
 int RunCommand(const SessionConfig& config) {
   std::vector<std::string> notices;
-  auto daemon = StartDaemon(config, notices);
+  auto daemon = StartDaemon(config, notices, /*serve_thread=*/true);
   PrintNotices(notices);
   if (!daemon) {
     std::fprintf(stderr, "%s\n", daemon.error().message.c_str());
     return 1;
   }
-  std::atomic<bool> quit{false};
-  std::thread server([&] { (*daemon)->Serve(quit); });
   std::vector<char*> argv;
   for (const auto& word : config.command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
@@ -177,8 +178,6 @@ int RunCommand(const SessionConfig& config) {
     std::perror("trace: fork");
   }
   const int result = ReportStop((*daemon)->Stop());
-  quit.store(true);
-  server.join();
   if (child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127) return 1;
   return result;
 }
@@ -186,14 +185,12 @@ int RunCommand(const SessionConfig& config) {
 // Without -a or -x: the AIX prompt.
 int RunInteractive(const SessionConfig& config) {
   std::vector<std::string> notices;
-  auto daemon = StartDaemon(config, notices);
+  auto daemon = StartDaemon(config, notices, /*serve_thread=*/true);
   PrintNotices(notices);
   if (!daemon) {
     std::fprintf(stderr, "%s\n", daemon.error().message.c_str());
     return 1;
   }
-  std::atomic<bool> quit{false};
-  std::thread server([&] { (*daemon)->Serve(quit); });
   StopOnSignals(true);
   // With -o - the log owns standard output.
   FILE* prompt = config.log.log_path == "-" ? stderr : stdout;
@@ -223,10 +220,7 @@ int RunInteractive(const SessionConfig& config) {
                    line.c_str());
     }
   }
-  const int result = ReportStop((*daemon)->Stop());
-  quit.store(true);
-  server.join();
-  return result;
+  return ReportStop((*daemon)->Stop());
 }
 
 }  // namespace
