@@ -37,11 +37,13 @@ Result<ShmMapping> CreateMappedFile(int dir_fd, const std::string& dir, const st
     }
   }
   if (fd < 0) return MakeError("{}/{}: cannot create: {}", dir, name, std::strerror(errno));
-  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    const int err = errno;
+  // The space is reserved for real, not only the size set: a file system with less room than the
+  // file (a small tmpfs) would otherwise raise SIGBUS at the first store into a page it cannot
+  // supply, and kill the traced program (docs/reliability.md).
+  if (const int err = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
     close(fd);
     unlinkat(dir_fd, name.c_str(), 0);
-    return MakeError("{}/{}: cannot size to {} bytes: {}", dir, name, bytes, std::strerror(err));
+    return MakeError("{}/{}: cannot reserve {} bytes: {}", dir, name, bytes, std::strerror(err));
   }
   void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int err = errno;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "buffer/recover.h"
+#include "buffer/small_tmpfs.h"
 #include "event/encode.h"
 #include "event/reader.h"
 #include "event/writer.h"
@@ -253,6 +254,34 @@ TEST_F(ShmRingTest, ProcessFieldsAreCheckedAgainstTheFile) {
   ASSERT_FALSE(summary);
   EXPECT_EQ(summary.error().message, proc + ": offset 0x10: pid 1 (expected " +
                                          std::to_string(getpid()) + ", from the file's name)");
+}
+
+// A file system with less room than a ring (a 2 MiB tmpfs): creating the ring fails with a message
+// (the recorder then records in memory only); before, the size was only set, and the first store
+// into a page the file system could not supply raised SIGBUS and killed the process.
+TEST_F(ShmRingTest, ARingThatDoesNotFitTheFileSystemIsRefusedAtCreation) {
+  const auto result = testing::RunWithSmallTmpfs(2 << 20, [this](const std::string& small) {
+    auto process = ShmProcess::Create(small, Mode::kAlternate, header_, dir_ + "/log");
+    if (!process) return 10;
+    auto fits = (*process)->CreateRing(1 << 20, Mode::kAlternate, kTid, "main");
+    if (!fits) return 11;
+    auto too_big = (*process)->CreateRing(4 << 20, Mode::kAlternate, kTid + 1, "second");
+    if (too_big) return 12;
+    if (too_big.error().message.find("cannot reserve 4198400 bytes: No space left on device") ==
+        std::string::npos) {
+      return 13;
+    }
+    // The refused file is gone; the one that fits is whole and usable.
+    if (access((small + "/rastrace-" + std::to_string(getpid()) + "-2.ring").c_str(), F_OK) == 0) {
+      return 14;
+    }
+    RingBuffer ring((*fits)->placement(/*hold=*/false), Mode::kAlternate, kTid);
+    for (uint64_t seq = 1; seq <= (1 << 20) / 32; ++seq) Write(ring, seq);
+    return 0;
+  });
+  if (result.unavailable) GTEST_SKIP() << *result.unavailable;
+  ASSERT_TRUE(WIFEXITED(result.status)) << "killed by signal " << WTERMSIG(result.status);
+  EXPECT_EQ(WEXITSTATUS(result.status), 0);
 }
 
 TEST_F(ShmRingTest, EmptyDirectoryIsAnError) {
