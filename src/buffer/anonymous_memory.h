@@ -10,6 +10,11 @@
 
 namespace rastrace::buffer {
 
+// Faults every page of [address, address + bytes) in for writing now (MADV_POPULATE_WRITE, or one
+// store per page on kernels before 5.14): for memory about to be written on a hot path. Works on
+// shared mappings too; the contents are not changed.
+void PopulateForWriting(void* address, size_t bytes);
+
 class AnonymousMemory {
  public:
   enum class Touch : uint8_t {

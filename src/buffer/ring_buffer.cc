@@ -20,40 +20,65 @@ RingBuffer::RingBuffer(const RingPlacement& placement, Mode mode, uint64_t threa
 }
 
 void RingBuffer::Reset(const RingPlacement& placement, Mode mode) {
-  storage_ = AnonymousMemory();
-  offered_ = {};
-  producer_.data = placement.words;
-  producer_.capacity_words = placement.capacity_words;
+  // Regions of an earlier placement's source stay that source's (its owner unmaps them).
+  ForgetRegions();
+  reading_ = Region();
+  reading_.words = placement.capacity_words ? placement.words : nullptr;
+  reading_.bytes = placement.capacity_words * 8;
+  producer_.data = reading_.words;
   producer_.mask = placement.capacity_words - 1;
   producer_.control = placement.control;
   hold_ = placement.hold_until_handed_back;
+  source_ = placement.regions;
   Empty(mode);
 }
 
 void RingBuffer::Reset(size_t capacity_bytes, Mode mode) {
   const size_t bytes = std::bit_ceil(std::clamp(capacity_bytes, kMinBytes, kMaxBytes));
-  offered_ = {};
-  if (storage_.bytes() != bytes) {
-    storage_ = AnonymousMemory();  // the old region goes before the new one is mapped
+  ForgetRegions();
+  if (!reading_.memory || reading_.bytes != bytes) {
+    reading_ = Region();  // the old region goes before the new one is mapped
     // Touched now, so that page faults stay off the hot path.
-    storage_ = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kNow);
+    reading_.memory = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kNow);
+    reading_.words = reading_.memory.words();
+    reading_.bytes = reading_.memory.bytes();
   }
-  const size_t words = storage_.bytes() / 8;
-  producer_.data = storage_.words();
-  producer_.capacity_words = words;
+  const size_t words = reading_.bytes / 8;
+  producer_.data = reading_.words;
   producer_.mask = words ? words - 1 : 0;
   producer_.control = &own_control_;
   hold_ = false;
+  source_ = nullptr;
   Empty(mode);
 }
 
+void RingBuffer::ForgetRegions() {
+  for (Region& region : offered_) region = Region();
+  for (Region& region : retired_) region = Region();
+  retired_count_ = 0;
+}
+
+void RingBuffer::Free(Region& region) {
+  if (!region.memory && region.words != nullptr && source_ != nullptr) {
+    source_->ReleaseRegion(region.words, region.bytes);
+  }
+  region = Region();
+}
+
 void RingBuffer::Empty(Mode mode) {
-  producer_.mode = mode;
+  cold_.mode = mode;
   producer_.head = 0;
-  producer_.cached_tail = 0;
-  producer_.cpu = kNoCpu;
-  producer_.take = 0;
-  grows_ = storage_ && (mode == Mode::kAlternate || mode == Mode::kBlocking);
+  producer_.events = 0;
+  cold_.cached_tail = 0;
+  cold_.tail_events = 0;
+  cold_.next_block = CircularBlockWords(capacity_words());
+  cold_.first_block = 0;
+  cold_.block_count = 0;
+  producer_.cpu = kSlowOnly;
+  cold_.named_cpu = kNoCpu;
+  cold_.take = 0;
+  grows_ = (reading_.memory || source_ != nullptr) &&
+           (mode == Mode::kAlternate || mode == Mode::kBlocking);
   reader_.words = producer_.data;
   reader_.mask = producer_.mask;
   reader_.growths = 0;
@@ -70,19 +95,26 @@ void RingBuffer::Empty(Mode mode) {
   control.shared.full.store(false, std::memory_order_relaxed);
   control.consumer.read.store(0, std::memory_order_relaxed);
   control.consumer.tail.store(0, std::memory_order_release);
+  RefreshLimit();
 }
 
 bool RingBuffer::MakeRoom(size_t words) {
+  const bool room = MakeRoomFor(words);
+  RefreshLimit();
+  return room;
+}
+
+bool RingBuffer::MakeRoomFor(size_t words) {
   const uint64_t head = producer_.head;
-  const uint64_t capacity = producer_.capacity_words;
+  const uint64_t capacity = capacity_words();
   RingControl& control = *producer_.control;
-  producer_.cached_tail = control.consumer.tail.load(std::memory_order_acquire);
-  if (head + words - producer_.cached_tail <= capacity) return true;
+  cold_.cached_tail = control.consumer.tail.load(std::memory_order_acquire);
+  if (head + words - cold_.cached_tail <= capacity) return true;
   if (words > capacity) {
     CountLost();
     return false;
   }
-  switch (producer_.mode) {
+  switch (cold_.mode) {
     case Mode::kAlternate:
       if (TakeGrowth(words)) return true;
       CountLost();
@@ -92,13 +124,13 @@ bool RingBuffer::MakeRoom(size_t words) {
       // Wait for the writer; give up only when it has made no progress for a long time (it
       // stopped, or the process is stopping), so the wait is bounded and the loss still counted.
       auto last_progress = std::chrono::steady_clock::now();
-      for (uint64_t seen = producer_.cached_tail;;) {
+      for (uint64_t seen = cold_.cached_tail;;) {
         std::this_thread::yield();
-        producer_.cached_tail = control.consumer.tail.load(std::memory_order_acquire);
-        if (head + words - producer_.cached_tail <= capacity) return true;
+        cold_.cached_tail = control.consumer.tail.load(std::memory_order_acquire);
+        if (head + words - cold_.cached_tail <= capacity) return true;
         const auto now = std::chrono::steady_clock::now();
-        if (producer_.cached_tail != seen) {
-          seen = producer_.cached_tail;
+        if (cold_.cached_tail != seen) {
+          seen = cold_.cached_tail;
           last_progress = now;
         } else if (now - last_progress > kBlockingPatience) {
           CountLost();
@@ -110,33 +142,74 @@ bool RingBuffer::MakeRoom(size_t words) {
       CountLost();
       control.shared.full.store(true, std::memory_order_relaxed);
       return false;
-    case Mode::kCircular: {
-      // Overwrite the oldest whole events; each one overwritten is lost.
-      uint64_t tail = producer_.cached_tail;
-      uint64_t overwritten = 0;
-      while (head + words - tail > capacity) {
-        const uint64_t hookword = producer_.data[tail & producer_.mask];
-        tail += EventWords(hookword);
-        if (hookword != kCpuMarkerHookword) ++overwritten;
-      }
-      // A corrupt size cannot carry the tail past the head: clamp, so the ring stays usable.
-      if (tail > head) tail = head;
-      control.shared.lost.store(control.shared.lost.load(std::memory_order_relaxed) + overwritten,
-                                std::memory_order_relaxed);
-      producer_.cached_tail = tail;
-      // Both positions move before any word is overwritten, so a reader (or a recovery after a
-      // crash) never takes an event that is being overwritten.
-      control.consumer.read.store(tail, std::memory_order_release);
-      control.consumer.tail.store(tail, std::memory_order_release);
+    case Mode::kCircular:
+      OverwriteOldest(words);
       return true;
-    }
   }
   return false;
 }
 
+void RingBuffer::NoteBlockStart() {
+  const uint64_t block = CircularBlockWords(capacity_words());
+  if (block == 0) {  // no storage
+    cold_.next_block = UINT64_MAX;
+    return;
+  }
+  if (cold_.block_count == kBlockStarts) {  // cannot happen with 8 blocks a ring; keep the newest
+    cold_.first_block = static_cast<uint8_t>((cold_.first_block + 1) % kBlockStarts);
+    --cold_.block_count;
+  }
+  cold_.blocks[(cold_.first_block + cold_.block_count) % kBlockStarts] = {producer_.head,
+                                                                          producer_.events};
+  ++cold_.block_count;
+  cold_.next_block = (producer_.head / block + 1) * block;
+}
+
+void RingBuffer::OverwriteOldest(size_t words) {
+  // Overwrite the oldest block of whole events at once (a sub-buffer, as LTTng's overwrite mode
+  // discards), not just enough for this event: the hooks that follow then find room on their
+  // fast path again. The block starts the producer noted say where an event begins and how many
+  // traced events came before it, so the number overwritten is exact without reading the old
+  // events (a walk over their sizes was a fifth of a hook's time in this mode).
+  const uint64_t head = producer_.head;
+  const uint64_t need = head + words - capacity_words();  // the tail must reach it
+  uint64_t tail = cold_.cached_tail;
+  uint64_t tail_events = cold_.tail_events;
+  while (cold_.block_count != 0 && tail < need) {
+    const BlockStart start = cold_.blocks[cold_.first_block];
+    cold_.first_block = static_cast<uint8_t>((cold_.first_block + 1) % kBlockStarts);
+    --cold_.block_count;
+    if (start.position <= tail) continue;
+    tail = start.position;
+    tail_events = start.events;
+  }
+  if (tail < need) {
+    // No block start far enough (an event longer than a block): walk the old events' sizes.
+    const uint64_t* const data = producer_.data;
+    const uint64_t mask = producer_.mask;
+    while (tail < need) {
+      const uint64_t hookword = data[tail & mask];
+      tail += EventWords(hookword);
+      if (hookword != kCpuMarkerHookword) ++tail_events;
+    }
+    // A corrupt size cannot carry the tail past the head: clamp, so the ring stays usable.
+    if (tail > head) tail = head;
+  }
+  RingControl& control = *producer_.control;
+  control.shared.lost.store(
+      control.shared.lost.load(std::memory_order_relaxed) + (tail_events - cold_.tail_events),
+      std::memory_order_relaxed);
+  cold_.cached_tail = tail;
+  cold_.tail_events = tail_events;
+  // Both positions move before any word is overwritten, so a reader (or a recovery after a
+  // crash) never takes an event that is being overwritten.
+  control.consumer.read.store(tail, std::memory_order_release);
+  control.consumer.tail.store(tail, std::memory_order_release);
+}
+
 bool RingBuffer::TakeGrowth(size_t words) {
   if (!grows_) return false;
-  const size_t entry = producer_.take;
+  const size_t entry = cold_.take;
   Growth& growth = growth_[entry];
   uint8_t state = growth.state.load(std::memory_order_acquire);
   if (state == kGrowthNone) state = GrowItself(entry);
@@ -150,20 +223,21 @@ bool RingBuffer::TakeGrowth(size_t words) {
   }
   if (state != kGrowthOffered) return false;
   growth.start = producer_.head;
+  if (source_ != nullptr) source_->RegionTaken(growth.words, growth.start);
   producer_.data = growth.words;
-  producer_.capacity_words = growth.capacity_words;
   producer_.mask = growth.capacity_words - 1;
-  producer_.take = static_cast<uint8_t>((entry + 1) % kGrowthEntries);
+  cold_.take = static_cast<uint8_t>((entry + 1) % kGrowthEntries);
   // The consumer learns of the move before it can see any event past it: this store comes
   // before the release store of the head that publishes one.
   growth.state.store(kGrowthTaken, std::memory_order_release);
   // Unread words before the move count against the new capacity: they are at most the old
   // capacity, so any event that fit the old region fits now.
-  return producer_.head + words - producer_.cached_tail <= producer_.capacity_words;
+  RefreshLimit();
+  return FitsCached(words);
 }
 
 uint8_t RingBuffer::GrowItself(size_t entry) {
-  const size_t bytes = producer_.capacity_words * 8 * 2;
+  const size_t bytes = capacity_words() * 8 * 2;
   if (bytes > growth_limit_ || bytes > kMaxBytes) return kGrowthNone;
   Growth& growth = growth_[entry];
   uint8_t state = kGrowthNone;
@@ -175,10 +249,8 @@ uint8_t RingBuffer::GrowItself(size_t entry) {
 }
 
 bool RingBuffer::OfferGrowth(size_t max_bytes) {
-  // A placed ring (storage_ empty) stays where its owner put it.
-  if (!storage_ || (producer_.mode != Mode::kAlternate && producer_.mode != Mode::kBlocking)) {
-    return false;
-  }
+  // Circular and single rings keep their size; so does a placed ring without a RegionSource.
+  if (!grows_) return false;
   // Moves are taken, and followed, in entry order: the producer takes the first entry from
   // reader_.follow on that is not taken yet, and writes the region of the last one taken.
   size_t entry = reader_.follow;
@@ -202,14 +274,37 @@ bool RingBuffer::OfferGrowth(size_t max_bytes) {
   return true;
 }
 
+bool RingBuffer::PopulateOffer() {
+  // The entry the producer takes next is the first from reader_.follow that is not taken.
+  size_t entry = reader_.follow;
+  for (size_t i = 0; i < kGrowthEntries; ++i, entry = (entry + 1) % kGrowthEntries) {
+    const uint8_t state = growth_[entry].state.load(std::memory_order_acquire);
+    if (state == kGrowthTaken) continue;
+    if (state != kGrowthOffered || offered_[entry].populated) return false;
+    // The producer may take the region meanwhile and write to it: populating changes no word.
+    PopulateForWriting(offered_[entry].words, offered_[entry].bytes);
+    offered_[entry].populated = true;
+    return true;
+  }
+  return false;
+}
+
 bool RingBuffer::MapClaimed(size_t entry, size_t bytes) {
   Growth& growth = growth_[entry];
-  offered_[entry] = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
-  if (!offered_[entry]) {
+  Region& region = offered_[entry];
+  region = Region();
+  if (source_ != nullptr) {
+    region.words = source_->MapRegion(bytes);
+  } else {
+    region.memory = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
+    region.words = region.memory.words();
+  }
+  if (region.words == nullptr) {
     growth.state.store(kGrowthNone, std::memory_order_release);  // free again
     return false;
   }
-  growth.words = offered_[entry].words();
+  region.bytes = bytes;
+  growth.words = region.words;
   growth.capacity_words = bytes / 8;
   return true;
 }
@@ -218,25 +313,43 @@ uint64_t RingBuffer::FollowGrowth(uint64_t end) {
   for (;;) {
     Growth& growth = growth_[reader_.follow];
     if (growth.state.load(std::memory_order_acquire) != kGrowthTaken) return end;
+    RingControl::Consumer& consumer = producer_.control->consumer;
     // Every position before the move is published (the producer moves between events): the
     // consumer may read up to it, and no further until it has.
-    if (producer_.control->consumer.read.load(std::memory_order_relaxed) < growth.start) {
-      return growth.start;
+    if (consumer.read.load(std::memory_order_relaxed) < growth.start) return growth.start;
+    // Everything before the move is read: the old region is the consumer's to free, at once, or
+    // (while released space is held) once every position in it is handed back.
+    if (hold_ && consumer.tail.load(std::memory_order_relaxed) < growth.start) {
+      if (retired_count_ == kRetiredRegions) return growth.start;  // waits for a HandBack
+      reading_.end = growth.start;
+      retired_[retired_count_++] = std::move(reading_);
+    } else {
+      Free(reading_);
     }
-    // Everything before the move is read: the old region is the consumer's to free.
+    reading_ = std::move(offered_[reader_.follow]);
     reader_.words = growth.words;
     reader_.mask = growth.capacity_words - 1;
     ++reader_.growths;
-    storage_ = std::move(offered_[reader_.follow]);
     growth.state.store(kGrowthNone, std::memory_order_release);
     reader_.follow = static_cast<uint8_t>((reader_.follow + 1) % kGrowthEntries);
   }
 }
 
+void RingBuffer::HandBack(uint64_t position) {
+  producer_.control->consumer.tail.store(position, std::memory_order_release);
+  size_t freed = 0;
+  while (freed < retired_count_ && retired_[freed].end <= position) Free(retired_[freed++]);
+  if (freed == 0) return;
+  std::move(retired_.begin() + static_cast<ptrdiff_t>(freed),
+            retired_.begin() + static_cast<ptrdiff_t>(retired_count_), retired_.begin());
+  retired_count_ -= freed;
+}
+
 bool RingBuffer::ReserveIfRoom(size_t words, uint64_t* position) {
   if (!FitsCached(words)) {
-    producer_.cached_tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
-    if (!FitsCached(words) && (producer_.mode != Mode::kCircular || !MakeRoom(words))) {
+    cold_.cached_tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
+    RefreshLimit();
+    if (!FitsCached(words) && (cold_.mode != Mode::kCircular || !MakeRoom(words))) {
       return false;
     }
   }
@@ -248,7 +361,7 @@ void RingBuffer::PutBytes(uint64_t position, const void* bytes, size_t length) {
   const auto* source = static_cast<const uint8_t*>(bytes);
   const size_t whole = length / 8;
   const size_t index = position & producer_.mask;
-  const size_t first = std::min<size_t>(whole, producer_.capacity_words - index);
+  const size_t first = std::min<size_t>(whole, capacity_words() - index);
   if (first != 0) std::memcpy(producer_.data + index, source, first * 8);
   if (whole > first) std::memcpy(producer_.data, source + first * 8, (whole - first) * 8);
   if (const size_t rest = length % 8; rest != 0) {

@@ -8,8 +8,9 @@
 //
 // What happens when an event does not fit depends on the mode (as AIX trace):
 //  - alternate: the event is dropped and counted; the writer drains the ring while tracing runs;
-//  - circular:  the oldest whole events are overwritten and counted; the ring is drained once,
-//               after the producer has stopped;
+//  - circular:  the oldest whole events are overwritten and counted, a block (an eighth of the
+//               ring, at most 64 KiB) at a time; the ring is drained once, after the producer
+//               has stopped;
 //  - single:    the event is dropped and counted and the ring reports itself full, which ends
 //               tracing; the ring is drained once, after the producer has stopped;
 //  - blocking:  alternate, except that the producer waits (yielding) for the writer to make room;
@@ -33,11 +34,13 @@
 // yet written.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "buffer/anonymous_memory.h"
 #include "buffer/event_words.h"
@@ -68,6 +71,23 @@ struct RingControl {
   Consumer consumer;
 };
 
+// Where a placed ring's grown regions come from (a flight-recorder file, buffer/shm_ring.h), so
+// that they are recoverable too. Called from either side, on cold paths only: the side that
+// claimed a growth entry maps its region; the producer says where it moved; the consumer releases
+// a region once it has handed back every position in it.
+class RegionSource {
+ public:
+  // `bytes` of zeroed memory, twice the size of the last region; nullptr when it cannot be had.
+  virtual uint64_t* MapRegion(size_t bytes) = 0;
+  // The producer moves into `words` at position `start`, before it publishes any event there.
+  virtual void RegionTaken(const uint64_t* words, uint64_t start) = 0;
+  // Nothing in the region (the placement's own words, or a grown one) is needed any more.
+  virtual void ReleaseRegion(uint64_t* words, size_t bytes) = 0;
+
+ protected:
+  ~RegionSource() = default;
+};
+
 // Storage supplied by the caller: `words` (a power of two, at least kMinBytes / 8) and a control
 // block, both outliving the ring.
 struct RingPlacement {
@@ -76,6 +96,9 @@ struct RingPlacement {
   RingControl* control = nullptr;
   // Release keeps the space until HandBack (the log has the events).
   bool hold_until_handed_back = false;
+  // Where the ring grows (alternate and blocking modes); nullptr: it keeps its size. Regions it
+  // supplied stay its own: the ring never unmaps them except through ReleaseRegion.
+  RegionSource* regions = nullptr;
 };
 
 // The consumer's view of the words it reads: word p of the ring is words[p & mask].
@@ -91,6 +114,11 @@ class RingBuffer {
   static constexpr size_t kMaxBytes = size_t{1} << 34;
   // Blocking mode: how long a producer waits for a writer that makes no progress.
   static constexpr std::chrono::milliseconds kBlockingPatience{500};
+  // Circular mode overwrites the oldest events a block at a time: an eighth of the ring (so that at
+  // stop it still holds at least seven eighths of its size of the newest events), at most 64 KiB.
+  static constexpr size_t CircularBlockWords(size_t capacity_words) {
+    return std::min<size_t>(capacity_words / 8, size_t{64} << 10 >> 3);
+  }
 
   // `capacity_bytes` is clamped to [kMinBytes, kMaxBytes] and rounded up to a power of two. The
   // memory is allocated and touched here, so the first events do not take page faults. Should the
@@ -106,16 +134,34 @@ class RingBuffer {
   // Reserves `words` words for one event at *position. False when the event does not fit in this
   // mode; the event is then counted as lost.
   bool Reserve(size_t words, uint64_t* position) {
-    if (!FitsCached(words)) [[unlikely]] {
-      if (!MakeRoom(words)) return false;
+    if (!FitsContiguous(words)) [[unlikely]] {
+      RefreshLimit();
+      if (!FitsCached(words) && !MakeRoom(words)) return false;
     }
     *position = producer_.head;
     return true;
   }
-  // The inline half of Reserve: true when `words` fit before the consumer position last seen.
-  // When false, MakeRoom decides (refresh, drop, stop or overwrite).
+  // True when `words` fit before the consumer position last seen (across the wrap).
   bool FitsCached(size_t words) const {
-    return producer_.head + words - producer_.cached_tail <= producer_.capacity_words;
+    return producer_.head + words - cold_.cached_tail <= capacity_words();
+  }
+  // The hooks' fast path: true when `words` fit before the consumer position last seen AND before
+  // the end of the storage, so the event's words are data()[position() & mask()] onwards, without
+  // a wrap. One compare against a bound the cold paths keep (RefreshLimit): when it says no, the
+  // caller takes the slow path (Reserve, masked stores, RefreshLimit).
+  bool FitsContiguous(size_t words) const { return producer_.head + words <= producer_.limit; }
+  // Recomputes the bound FitsContiguous compares with, after the head, the cached consumer
+  // position or the storage changed on a slow path (a stale bound is only ever too low). In
+  // circular mode the bound also stops at the next block boundary, so that the slow path notes
+  // where the first event after it starts (the block starts the overwrite moves the tail to).
+  void RefreshLimit() {
+    const uint64_t capacity = capacity_words();
+    producer_.limit =
+        std::min(cold_.cached_tail + capacity, (producer_.head & ~producer_.mask) + capacity);
+    if (cold_.mode == Mode::kCircular) [[unlikely]] {
+      if (producer_.head >= cold_.next_block) NoteBlockStart();
+      producer_.limit = std::min(producer_.limit, cold_.next_block);
+    }
   }
   // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
   bool MakeRoom(size_t words);
@@ -123,15 +169,21 @@ class RingBuffer {
   // this returns false and counts nothing; in circular mode it overwrites as Reserve does.
   bool ReserveIfRoom(size_t words, uint64_t* position);
   // Where the next event starts, and the producer's storage: for hot paths that store words
-  // themselves (word i of the event at data()[(position + i) & mask()]) and then Publish.
+  // themselves (word i of the event at data()[(position + i) & mask]) and then Publish.
   uint64_t position() const { return producer_.head; }
   uint64_t* data() const { return producer_.data; }
   uint64_t mask() const { return producer_.mask; }
   void Put(uint64_t position, uint64_t word) { producer_.data[position & producer_.mask] = word; }
   // Stores `length` bytes from `position` on, the last word zero-padded.
   void PutBytes(uint64_t position, const void* bytes, size_t length);
-  // Makes every word before `end` visible to the consumer.
+  // Makes every word before `end` visible to the consumer: one traced event ends there.
   void Publish(uint64_t end) {
+    producer_.head = end;
+    ++producer_.events;
+    producer_.control->shared.head.store(end, std::memory_order_release);
+  }
+  // The same for a CPU marker (00A/108), which is not a traced event: not counted.
+  void PublishMarker(uint64_t end) {
     producer_.head = end;
     producer_.control->shared.head.store(end, std::memory_order_release);
   }
@@ -172,10 +224,10 @@ class RingBuffer {
     if (!hold_) producer_.control->consumer.tail.store(position, std::memory_order_release);
   }
   // Hands every released word back to the producer (the log now holds those events).
-  void HandBack() {
-    RingControl::Consumer& consumer = producer_.control->consumer;
-    consumer.tail.store(consumer.read.load(std::memory_order_relaxed), std::memory_order_release);
-  }
+  void HandBack() { HandBack(producer_.control->consumer.read.load(std::memory_order_relaxed)); }
+  // The same up to `position` (at most the consumer's position): the log holds the events before
+  // it. Regions the consumer has left whose positions are all handed back are released.
+  void HandBack(uint64_t position);
   bool holds_released_space() const { return hold_; }
 
   // Offers the producer a region twice the size of the one it writes, unless one is already
@@ -184,6 +236,15 @@ class RingBuffer {
   // storage. True when it offered one. The next size may be offered as soon as the producer took
   // the last one, before the consumer has followed it.
   bool OfferGrowth(size_t max_bytes);
+  // Faults in the pages of the region on offer (not yet taken), once, so that the producer does
+  // not take page faults when it moves there: the consumer calls it when the producer looks like
+  // it will need the room (docs/recorder.md, "Ring growth"). True when it populated one.
+  bool PopulateOffer();
+  // Words between the consumer's position and the producer's published head.
+  uint64_t unread_words() const {
+    return producer_.control->shared.head.load(std::memory_order_acquire) -
+           producer_.control->consumer.read.load(std::memory_order_relaxed);
+  }
   // How many times the producer moved to a larger region and the consumer followed.
   uint32_t growths() const { return reader_.growths; }
   // The size of the region the consumer reads.
@@ -195,14 +256,22 @@ class RingBuffer {
   // Single mode: an event did not fit, so tracing should end.
   bool full() const { return producer_.control->shared.full.load(std::memory_order_relaxed); }
   // The producer's capacity: on the producer's side, or while neither side is using the ring.
-  size_t capacity_bytes() const { return producer_.capacity_words * 8; }
-  Mode mode() const { return producer_.mode; }
+  size_t capacity_bytes() const { return capacity_words() * 8; }
+  Mode mode() const { return cold_.mode; }
   uint64_t thread_id() const { return producer_.thread_id; }
 
   // The CPU the producer last named in this ring with a 00A/108 event (kNoCpu: none yet).
   static constexpr uint32_t kNoCpu = 0xFFFFFFF0;
-  uint32_t producer_cpu() const { return producer_.cpu; }
-  void set_producer_cpu(uint32_t cpu) { producer_.cpu = cpu; }
+  uint32_t producer_cpu() const { return cold_.named_cpu; }
+  // The value the hooks' fast path compares the thread's current CPU with: the CPU last named
+  // when the fast path may be taken, otherwise kSlowOnly, which no CPU (and no rseq marker)
+  // equals, so that one compare also sends every hook to the slow path (filters, no TSC).
+  static constexpr uint32_t kSlowOnly = 0xFFFFFFF8;
+  uint32_t fast_cpu() const { return producer_.cpu; }
+  void set_producer_cpu(uint32_t cpu, bool fast) {
+    cold_.named_cpu = cpu;
+    producer_.cpu = fast ? cpu : kSlowOnly;
+  }
 
   // How far the producer may grow the ring itself when nothing is offered (0, the default: it
   // does not). Only while neither side is using the ring, or from the producer.
@@ -215,19 +284,39 @@ class RingBuffer {
   void Reset(const RingPlacement& placement, Mode mode);
 
  private:
+  // Everything the hooks' fast path reads, in one line the consumer never touches.
   struct alignas(kCacheLine) Producer {
     uint64_t head = 0;         // next word to write; published in control->shared.head
-    uint64_t cached_tail = 0;  // last consumer position seen
-    uint64_t* data = nullptr;
-    uint64_t mask = 0;
-    uint64_t capacity_words = 0;
+    uint64_t limit = 0;        // FitsContiguous's bound (RefreshLimit)
+    uint64_t* data = nullptr;  // nullptr: the kernel refused the memory, nothing fits
+    uint64_t mask = 0;         // capacity in words - 1
     uint64_t thread_id = 0;
     RingControl* control = nullptr;  // own_control_ or a placement's
-    Mode mode = Mode::kAlternate;
-    uint8_t take = 0;       // the growth_ entry the producer takes next (cold path only)
-    uint32_t cpu = kNoCpu;  // fits in the same line: the hot path reads it with the others
+    uint64_t events = 0;             // traced events published (CPU markers are not)
+    uint32_t cpu = kSlowOnly;        // fast_cpu(); fits in the same line as the rest
   };
   static_assert(sizeof(Producer) == kCacheLine);
+  // Where an event starts that circular mode may move the tail to, and how many traced events
+  // come before it: the first event at or after each block boundary the head crossed.
+  struct BlockStart {
+    uint64_t position = 0;
+    uint64_t events = 0;
+  };
+  static constexpr size_t kBlockStarts = 16;  // more than the ring's blocks (8) and one
+  // The producer's state that only its slow paths use.
+  struct alignas(kCacheLine) ProducerCold {
+    uint64_t cached_tail = 0;  // last consumer position seen
+    uint64_t tail_events = 0;  // circular: traced events before cached_tail
+    uint64_t next_block = 0;   // circular: the block boundary the head crosses next
+    uint32_t named_cpu = kNoCpu;
+    Mode mode = Mode::kAlternate;
+    uint8_t take = 0;  // the growth_ entry the producer takes next
+    uint8_t first_block = 0;
+    uint8_t block_count = 0;
+    std::array<BlockStart, kBlockStarts> blocks;  // blocks[first_block], ... in position order
+  };
+  uint64_t capacity_words() const { return producer_.data ? producer_.mask + 1 : 0; }
+
   // The consumer's own view, so that it never reads the producer's line.
   struct alignas(kCacheLine) Reader {
     const uint64_t* words = nullptr;
@@ -254,7 +343,40 @@ class RingBuffer {
     uint64_t start = 0;  // the first position in the grown region
   };
 
+  // A region of words: the ring's own memory, or one its placement's RegionSource supplied.
+  struct Region {
+    uint64_t* words = nullptr;
+    size_t bytes = 0;
+    AnonymousMemory memory;  // empty for a source's region
+    uint64_t end = 0;        // a retired region: the first position after it
+    bool populated = false;  // its pages are faulted in
+
+    Region() = default;
+    Region(Region&& other) noexcept { *this = std::move(other); }
+    Region& operator=(Region&& other) noexcept {
+      words = std::exchange(other.words, nullptr);
+      bytes = std::exchange(other.bytes, 0);
+      memory = std::move(other.memory);
+      end = std::exchange(other.end, 0);
+      populated = std::exchange(other.populated, false);
+      return *this;
+    }
+  };
+  // Regions the consumer left while the positions in them were not all handed back yet.
+  static constexpr size_t kRetiredRegions = 8;
+
   void Empty(Mode mode);
+  // Drops `region`: its memory, or its source's (which releases it).
+  void Free(Region& region);
+  // Drops the regions of growth and retirement without releasing a source's (between sessions).
+  void ForgetRegions();
+  // MakeRoom without refreshing FitsContiguous's bound.
+  bool MakeRoomFor(size_t words);
+  // Circular mode: the head is past cold_.next_block; remember it as a block start.
+  void NoteBlockStart();
+  // Circular mode: moves the tail past the oldest events, whole blocks at a time, so that `words`
+  // fit, counting the traced events overwritten.
+  void OverwriteOldest(size_t words);
   // Producer: moves to the offered region, or to one it maps (up to growth_limit_), and says
   // whether `words` now fit.
   bool TakeGrowth(size_t words);
@@ -269,15 +391,19 @@ class RingBuffer {
   uint64_t FollowGrowth(uint64_t end);
 
   Producer producer_;
+  ProducerCold cold_;
   Reader reader_;
   std::array<Growth, kGrowthEntries> growth_;
   RingControl own_control_;
   bool hold_ = false;
-  bool grows_ = false;  // the mode grows and the storage is the ring's own (set while idle)
+  bool grows_ = false;  // the mode grows and the storage may grow (set while idle)
   size_t growth_limit_ = 0;
-  AnonymousMemory storage_;  // the region the consumer reads, unless placed
+  RegionSource* source_ = nullptr;  // a placed ring's, when it may grow
+  Region reading_;                  // the region the consumer reads
   // The regions of growth_, while offered or taken.
-  std::array<AnonymousMemory, kGrowthEntries> offered_;
+  std::array<Region, kGrowthEntries> offered_;
+  std::array<Region, kRetiredRegions> retired_;  // retired_[0..retired_count_) in position order
+  size_t retired_count_ = 0;
 };
 
 }  // namespace rastrace::buffer

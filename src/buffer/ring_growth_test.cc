@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "buffer/ring_buffer.h"
@@ -186,6 +188,71 @@ TEST(RingGrowthTest, ResetReturnsToTheStartingSize) {
   for (uint64_t i = 0; i < 200; ++i) written += WriteSeq(ring, i) ? 1 : 0;
   EXPECT_EQ(written, 128u);  // nothing offered since the reset
   EXPECT_EQ(DrainAll(ring), Sequence(0, 128));
+}
+
+// A RegionSource that maps anonymous memory and remembers what it was told.
+class RecordingSource : public RegionSource {
+ public:
+  uint64_t* MapRegion(size_t bytes) override {
+    std::lock_guard lock(mutex_);
+    AnonymousMemory memory = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
+    uint64_t* words = memory.words();
+    mapped_.emplace(words, std::move(memory));
+    return words;
+  }
+  void RegionTaken(const uint64_t* words, uint64_t start) override {
+    std::lock_guard lock(mutex_);
+    taken.emplace_back(mapped_.at(const_cast<uint64_t*>(words)).bytes(), start);
+  }
+  void ReleaseRegion(uint64_t* words, size_t bytes) override {
+    std::lock_guard lock(mutex_);
+    released.push_back(bytes);
+    if (words != base_words) mapped_.erase(words);
+  }
+
+  uint64_t* base_words = nullptr;
+  std::vector<std::pair<size_t, uint64_t>> taken;  // bytes, start
+  std::vector<size_t> released;                    // bytes
+
+ private:
+  std::mutex mutex_;
+  std::map<uint64_t*, AnonymousMemory> mapped_;
+};
+
+// A placed ring with a RegionSource grows into the regions the source maps, tells it where it
+// moved, and (holding released space, as a flight-recorder ring does) releases a region it left
+// only once every position in it was handed back: a crash before then still finds the events.
+TEST(RingGrowthTest, APlacedRingGrowsThroughItsSourceAndReleasesOnlyWhatWasHandedBack) {
+  RecordingSource source;
+  AnonymousMemory base = AnonymousMemory::Map(4096, AnonymousMemory::Touch::kNow);
+  source.base_words = base.words();
+  RingControl control;
+  RingBuffer ring({base.words(), 512, &control, /*hold_until_handed_back=*/true, &source},
+                  Mode::kAlternate, kTid);
+  ASSERT_TRUE(ring.OfferGrowth(16384));
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i)) << i;
+  ASSERT_EQ(source.taken.size(), 1u);
+  EXPECT_EQ(source.taken[0], (std::pair<size_t, uint64_t>{8192, 128 * 4}));
+  EXPECT_EQ(DrainRound(ring), Sequence(0, 128));
+  EXPECT_EQ(DrainRound(ring), Sequence(128, 200));  // follows into the grown region
+  EXPECT_EQ(ring.growths(), 1u);
+  EXPECT_TRUE(source.released.empty());  // released, not handed back: the base region stays
+  ring.HandBack(100 * 4);
+  EXPECT_TRUE(source.released.empty());
+  ring.HandBack();
+  EXPECT_EQ(source.released, (std::vector<size_t>{4096}));
+  EXPECT_EQ(ring.lost(), 0u);
+}
+
+TEST(RingGrowthTest, AnOfferIsPopulatedOnceAndOnlyWhileNotTaken) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  EXPECT_FALSE(ring.PopulateOffer());  // nothing offered
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  EXPECT_TRUE(ring.PopulateOffer());
+  EXPECT_FALSE(ring.PopulateOffer());  // once
+  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  EXPECT_FALSE(ring.PopulateOffer());  // taken
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 200));
 }
 
 // A producer outrunning a consumer that offers growth between rounds, both racing to map the next

@@ -13,6 +13,8 @@
 #include <memory>
 #include <utility>
 
+#include "buffer/anonymous_memory.h"
+
 namespace rastrace::buffer {
 namespace {
 
@@ -52,6 +54,9 @@ Result<ShmMapping> CreateMappedFile(int dir_fd, const std::string& dir, const st
     unlinkat(dir_fd, name.c_str(), 0);
     return MakeError("{}/{}: cannot map: {}", dir, name, std::strerror(err));
   }
+  // The page-table entries are made now, when the thread registers, so that the hooks do not
+  // take a minor fault on each page of the ring's first pass (docs/performance.md).
+  PopulateForWriting(address, bytes);
   return ShmMapping(address, bytes);
 }
 

@@ -15,6 +15,12 @@ bool HasInvariantTsc() {
   return (edx >> 8) & 1;
 }
 
+bool HasPrefetchW() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx)) return false;
+  return (ecx >> 8) & 1;
+}
+
 void SelectClock(ClockChoice choice) {
   g_clock_is_tsc = choice != ClockChoice::kMonotonic && HasInvariantTsc();
 }

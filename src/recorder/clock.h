@@ -31,6 +31,9 @@ inline uint64_t Now() {
 // CPUID says the TSC runs at a constant rate in every power state (leaf 0x80000007, EDX bit 8).
 bool HasInvariantTsc();
 
+// CPUID says the CPU has PREFETCHW (leaf 0x80000001, ECX bit 8), which the hooks' fast path uses.
+bool HasPrefetchW();
+
 // Sets g_clock_is_tsc for `choice` (kTsc falls back to the monotonic clock without an invariant
 // TSC).
 void SelectClock(ClockChoice choice);

@@ -7,6 +7,7 @@
 
 #include <sys/rseq.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace rastrace::recorder {
@@ -15,10 +16,14 @@ namespace rastrace::recorder {
 // GLIBC_TUNABLES, or the kernel refused), and cpu_id holds one of rseq's negative markers.
 inline constexpr uint32_t kFirstInvalidCpu = 0xFFFFFFF0;
 
+// glibc's __rseq_offset, copied into the library (hidden, so the hooks reach it with one
+// RIP-relative load instead of a GOT load and then the value). Set before any hook runs.
+[[gnu::visibility("hidden")]] extern ptrdiff_t g_rseq_offset;
+
 [[gnu::always_inline]] inline uint32_t CurrentCpu() {
   uint32_t cpu;
   // volatile: the kernel changes the field behind the compiler's back.
-  asm volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__rseq_offset));
+  asm volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(g_rseq_offset));
   return cpu;
 }
 

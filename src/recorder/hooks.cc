@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "buffer/event_words.h"
 #include "recorder/clock.h"
@@ -17,10 +18,17 @@
 #include "recorder/session_page.h"
 
 namespace rastrace::recorder {
+
+ptrdiff_t g_rseq_offset = 0;
+
 namespace {
 
 // Initial-exec: a hook reaches its ring with one %fs-relative load, no __tls_get_addr call.
 [[gnu::tls_model("initial-exec")]] thread_local buffer::RingBuffer* t_ring = nullptr;
+
+// How far ahead of an event the fast path prefetches for writing (docs/performance.md, "The hook
+// end to end": 1 KiB measured best of 512 B, 1 KiB and 2 KiB in alternate mode).
+constexpr size_t kPrefetchAhead = 1024;
 
 [[gnu::noinline, gnu::cold]] buffer::RingBuffer* RegisterSlow() {
   return Recorder::Get().RegisterThread();
@@ -49,7 +57,7 @@ namespace {
 // unknown and nothing is written.
 [[gnu::noinline, gnu::cold]] void NoteCpu(buffer::RingBuffer* ring, uint32_t cpu) {
   if (cpu >= kFirstInvalidCpu) {
-    ring->set_producer_cpu(cpu);
+    ring->set_producer_cpu(cpu, g_fast_hooks);
     return;
   }
   uint64_t at = 0;
@@ -57,8 +65,8 @@ namespace {
   ring->Put(at, buffer::kCpuMarkerHookword);
   ring->Put(at + 1, cpu);
   ring->Put(at + 2, ring->thread_id());
-  ring->Publish(at + 3);
-  ring->set_producer_cpu(cpu);
+  ring->PublishMarker(at + 3);
+  ring->set_producer_cpu(cpu, g_fast_hooks);
 }
 
 [[gnu::always_inline]] inline void FollowCpu(buffer::RingBuffer* ring) {
@@ -87,7 +95,7 @@ template <bool kTimestamp, class... Words>
 }
 
 // Everything the fast path leaves out: filters, the monotonic clock, registering the thread, a
-// ring that looks full.
+// ring that looks full, an event that wraps around the end of the ring.
 template <bool kTimestamp, class... Words>
 [[gnu::noinline]] void RecordSlow(uint32_t hkwd, Words... words) {
   if (Filtered(hkwd)) return;
@@ -95,41 +103,65 @@ template <bool kTimestamp, class... Words>
   if (ring == nullptr) return;
   FollowCpu(ring);
   constexpr size_t kTotal = 2 + sizeof...(Words) + (kTimestamp ? 1 : 0);
-  const uint64_t timestamp = kTimestamp ? Now() : 0;
   uint64_t at = 0;
+  // The clock is read only once there is room: an event dropped because the ring is full (the
+  // program outruns the log) costs no timestamp.
   if (!ring->Reserve(kTotal, &at)) return Dropped(ring);
-  StoreWords<kTimestamp>(ring, at, timestamp, hkwd, words...);
+  StoreWords<kTimestamp>(ring, at, kTimestamp ? Now() : 0, hkwd, words...);
+  ring->RefreshLimit();
 }
 
-// The fast path has no calls but tail calls, so it saves no registers: TLS load, one flag test,
-// the CPU test, rdtsc, the capacity test, the stores, the release store.
+// The fast path: TLS load, one compare of the thread's CPU with the ring's (which also sends
+// every hook to the slow path while filters are on or the clock is not the TSC: fast_cpu), one
+// compare against the ring's bound (room before the consumer and before the end of the storage,
+// so the words go to consecutive addresses without masking), the stores, rdtsc last (fewer
+// values live across it), the release store of the head. It has no calls but tail calls. On AMD
+// rdtsc is microcoded and the instructions around it are not free, so every one counts
+// (docs/performance.md, "The hook end to end").
 template <bool kTimestamp, class... Words>
 [[gnu::always_inline]] inline void Record(uint32_t hkwd, Words... words) {
   buffer::RingBuffer* ring = t_ring;
-  if (ring == nullptr || !g_fast_hooks || CurrentCpu() != ring->producer_cpu()) [[unlikely]] {
+  if (ring == nullptr || CurrentCpu() != ring->fast_cpu()) [[unlikely]] {
     return RecordSlow<kTimestamp>(hkwd, words...);
   }
-  constexpr size_t kTotal = 2 + sizeof...(Words) + (kTimestamp ? 1 : 0);
-  const uint64_t timestamp = kTimestamp ? __rdtsc() : 0;
-  if (!ring->FitsCached(kTotal)) [[unlikely]]
+  constexpr size_t kData = sizeof...(Words);
+  constexpr size_t kTotal = 2 + kData + (kTimestamp ? 1 : 0);
+  if (!ring->FitsContiguous(kTotal)) [[unlikely]]
     return RecordSlow<kTimestamp>(hkwd, words...);
-  StoreWords<kTimestamp>(ring, ring->position(), timestamp, hkwd, words...);
+  const uint64_t at = ring->position();
+  uint64_t* const event = ring->data() + (at & ring->mask());
+  // The line 1 KiB ahead is asked for now, for writing: in alternate mode the writer has read
+  // that line (a ring earlier) and holds a copy, and taking it back costs a round trip to the
+  // other core, which the store buffer cannot hide. Past the ring's end the address may lie
+  // outside it: a prefetch never faults. (fast_cpu is kSlowOnly on CPUs without PREFETCHW.)
+  asm volatile("prefetchw %0" : : "m"(*(reinterpret_cast<const char*>(event) + kPrefetchAhead)));
+  // The hookword as two 4-byte stores, the upper half an immediate: no register for a 64-bit
+  // constant (a register more here costs a push and a pop).
+  constexpr uint32_t kUpper =
+      static_cast<uint32_t>(buffer::MakeHookword(kTimestamp ? event::kFlagTimestamp : 0,
+                                                 static_cast<uint16_t>(kData * 8), 0) >>
+                            32);
+  std::memcpy(event, &hkwd, 4);
+  std::memcpy(reinterpret_cast<char*>(event) + 4, &kUpper, 4);
+  size_t slot = 1;
+  ((event[slot++] = static_cast<uint64_t>(words)), ...);
+  // Loaded after the data words are stored, when their registers are free again.
+  event[1 + kData] = ring->thread_id();
+  if constexpr (kTimestamp) event[2 + kData] = __rdtsc();
+  // The head is read again rather than kept in a register across the stores.
+  ring->Publish(ring->position() + kTotal);
 }
 
 template <bool kTimestamp>
-[[gnu::always_inline]] inline void RecordGeneric(uint32_t hkwd, uint64_t word, size_t length,
-                                                 const void* bytes) {
+[[gnu::noinline]] void RecordGenericSlow(uint32_t hkwd, uint64_t word, size_t length,
+                                         const void* bytes) {
   if (Filtered(hkwd)) [[unlikely]]
     return;
   buffer::RingBuffer* ring = CurrentRing();
   if (ring == nullptr) [[unlikely]]
     return;
   FollowCpu(ring);
-  // The length field has 16 bits: a longer buffer is cut to its first 65535 bytes.
-  if (bytes == nullptr) length = 0;
-  length = std::min<size_t>(length, 0xFFFF);
   const size_t total = buffer::GenericEventWords(length, kTimestamp);
-  const uint64_t timestamp = kTimestamp ? Now() : 0;
   uint64_t at = 0;
   if (!ring->Reserve(total, &at)) [[unlikely]] {
     Dropped(ring);
@@ -143,8 +175,36 @@ template <bool kTimestamp>
   ring->PutBytes(at + 2, bytes, length);
   const uint64_t after = at + 2 + (length + 7) / 8;
   ring->Put(after, ring->thread_id());
-  if constexpr (kTimestamp) ring->Put(after + 1, timestamp);
+  if constexpr (kTimestamp) ring->Put(after + 1, Now());
   ring->Publish(at + total);
+  ring->RefreshLimit();
+}
+
+// TRCGEN(T): the same fast path as Record, the buffer copied in one piece.
+template <bool kTimestamp>
+[[gnu::always_inline]] inline void RecordGeneric(uint32_t hkwd, uint64_t word, size_t length,
+                                                 const void* bytes) {
+  // The length field has 16 bits: a longer buffer is cut to its first 65535 bytes.
+  if (bytes == nullptr) length = 0;
+  length = std::min<size_t>(length, 0xFFFF);
+  const size_t total = buffer::GenericEventWords(length, kTimestamp);
+  buffer::RingBuffer* ring = t_ring;
+  if (ring == nullptr || CurrentCpu() != ring->fast_cpu() || !ring->FitsContiguous(total))
+      [[unlikely]] {
+    return RecordGenericSlow<kTimestamp>(hkwd, word, length, bytes);
+  }
+  uint64_t* const event = ring->data() + (ring->position() & ring->mask());
+  asm volatile("prefetchw %0" : : "m"(*(reinterpret_cast<const char*>(event) + kPrefetchAhead)));
+  event[0] = buffer::MakeHookword(
+      static_cast<uint16_t>(event::kFlagGeneric | (kTimestamp ? event::kFlagTimestamp : 0)),
+      static_cast<uint16_t>(length), hkwd);
+  event[1] = word;
+  const size_t buffer_words = (length + 7) / 8;
+  if (buffer_words != 0) event[1 + buffer_words] = 0;  // the padding of the last word
+  std::memcpy(event + 2, bytes, length);
+  event[2 + buffer_words] = ring->thread_id();
+  if constexpr (kTimestamp) event[3 + buffer_words] = __rdtsc();
+  ring->Publish(ring->position() + total);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "common/started_thread.h"
 #include "recorder/clock.h"
+#include "recorder/current_cpu.h"
 #include "recorder/drain.h"
 #include "recorder/fatal_signals.h"
 #include "recorder/log_sink.h"
@@ -194,7 +195,10 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   // The trace's own hooks are never filtered out.
   g_filter_allowed.set(event::kHookTraceOn);
   g_filter_allowed.set(event::kHookTraceOff);
-  g_fast_hooks = g_clock_is_tsc && !g_filter_active;
+  // The fast path prefetches with PREFETCHW (every x86-64 CPU since 2014 has it; an older one
+  // takes the slow path, which does not).
+  g_fast_hooks = g_clock_is_tsc && !g_filter_active && HasPrefetchW();
+  g_rseq_offset = __rseq_offset;
 
   {
     std::lock_guard lock(slots_mutex_);
@@ -270,6 +274,12 @@ void Recorder::TendRingGrowth(Session& s, bool offer) {
     // region costs no memory until the producer moves to it.
     if (offer && !slot->retired.load(std::memory_order_relaxed)) {
       ring.OfferGrowth(s.options.buffer_max_bytes);
+      // The offer's pages are faulted in here, off the hook's path, once the thread looks like it
+      // will move there: its ring is a quarter full, or it grew before. Not sooner: a thread
+      // that never outruns the writer should not pay memory for a region it never takes.
+      if (ring.growths() > 0 || ring.unread_words() * 8 >= ring.read_capacity_bytes() / 4) {
+        ring.PopulateOffer();
+      }
     }
   }
 }
