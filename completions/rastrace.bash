@@ -16,7 +16,7 @@ _rastrace_complete() {
       case ${COMP_WORDS[1]} in
         record)
           case $prev in -o) _rastrace_files "$cur"; return ;; --clock) _rastrace_words "auto tsc monotonic" "$cur"; return ;; esac
-          [[ $cur == -* ]] && { _rastrace_words "-o -l -f -T -L -s -c -j -k --channels --clock --shm-path --buffered-io --" "$cur"; return; } ;;
+          [[ $cur == -* ]] && { _rastrace_words "-o -l -f -T -L -s -c -j -k --channels --clock --shm-path --memory-only --buffered-io --" "$cur"; return; } ;;
         export)
           case $prev in -f|--format) _rastrace_words "ctf chrome jsonl csv" "$cur"; return ;; esac
           [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text --force -n --name" "$cur"; return; } ;;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -108,43 +109,33 @@ pid_t StartWriter(const TempDir& dir, const std::string& mode) {
   return pid;
 }
 
-void RunOnce(std::mt19937& random, const std::string& mode, int run) {
-  SCOPED_TRACE("run " + std::to_string(run) + ", mode " + mode);
-  TempDir dir;
-  ASSERT_EQ(mkdir(dir.Path("shm").c_str(), 0700), 0);
+// The counter file the writer stores its progress in, mapped.
+Counters* MapCounters(const TempDir& dir) {
   const int fd = open(dir.Path("counters").c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(ftruncate(fd, sizeof(Counters)), 0);
+  EXPECT_GE(fd, 0);
+  if (fd < 0) return nullptr;
+  const bool sized = ftruncate(fd, sizeof(Counters)) == 0;
   void* map = mmap(nullptr, sizeof(Counters), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
-  ASSERT_NE(map, MAP_FAILED);
-  const auto* counters = static_cast<const Counters*>(map);
+  EXPECT_TRUE(sized);
+  EXPECT_NE(map, MAP_FAILED);
+  return sized && map != MAP_FAILED ? static_cast<Counters*>(map) : nullptr;
+}
 
-  const pid_t pid = StartWriter(dir, mode);
-  ASSERT_GT(pid, 0);
-  // Kill it at a random point after it started recording: 0 to 20 ms into its hooks.
+// Waits until the writer records, then 0 to 20 ms more.
+void WaitForTheWriter(std::mt19937& random, const Counters& counters) {
   const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (counters->started.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+  while (counters.started.load() == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(100us);
   }
-  ASSERT_NE(counters->started.load(), 0u) << "the writer did not start";
+  ASSERT_NE(counters.started.load(), 0u) << "the writer did not start";
   std::this_thread::sleep_for(std::chrono::microseconds(random() % 20000));
-  kill(pid, SIGKILL);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  const uint64_t committed[2] = {counters->committed[0].load(), counters->committed[1].load()};
-  munmap(map, sizeof(Counters));
+}
 
-  buffer::RecoverOptions options;
-  options.dir = dir.Path("shm");
-  options.output = dir.Path("recovered");
-  auto summary = buffer::Recover(options);
-  ASSERT_TRUE(summary) << summary.error().message;
-  EXPECT_FALSE(summary->completed_normally);
-  for (const std::string& warning : summary->warnings) ADD_FAILURE() << warning;
-
-  const RecoveredLog log = ReadRecovered(options.output);
+// The log at `path` reads to its end and holds, per writer thread, every hook committed before the
+// end, in order, with every gap counted as lost; and a cut event per thread that recorded.
+void ExpectEveryCommittedEvent(const std::string& path, const uint64_t (&committed)[2]) {
+  const RecoveredLog log = ReadRecovered(path);
   for (unsigned t = 0; t < 2; ++t) {
     SCOPED_TRACE("thread " + std::to_string(t) + ", committed " + std::to_string(committed[t]));
     if (committed[t] == 0) continue;
@@ -173,6 +164,97 @@ void RunOnce(std::mt19937& random, const std::string& mode, int run) {
   }
   // One cut event for each thread that recorded.
   EXPECT_GE(log.cut_events, (committed[0] != 0 ? 1u : 0u) + (committed[1] != 0 ? 1u : 0u));
+}
+
+void RunOnce(std::mt19937& random, const std::string& mode, int run) {
+  SCOPED_TRACE("run " + std::to_string(run) + ", mode " + mode);
+  TempDir dir;
+  ASSERT_EQ(mkdir(dir.Path("shm").c_str(), 0700), 0);
+  Counters* counters = MapCounters(dir);
+  ASSERT_NE(counters, nullptr);
+
+  const pid_t pid = StartWriter(dir, mode);
+  ASSERT_GT(pid, 0);
+  // Kill it at a random point after it started recording: 0 to 20 ms into its hooks.
+  ASSERT_NO_FATAL_FAILURE(WaitForTheWriter(random, *counters));
+  kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const uint64_t committed[2] = {counters->committed[0].load(), counters->committed[1].load()};
+  munmap(counters, sizeof(Counters));
+
+  buffer::RecoverOptions options;
+  options.dir = dir.Path("shm");
+  options.output = dir.Path("recovered");
+  auto summary = buffer::Recover(options);
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_FALSE(summary->completed_normally);
+  for (const std::string& warning : summary->warnings) ADD_FAILURE() << warning;
+  ExpectEveryCommittedEvent(options.output, committed);
+}
+
+// `rastrace record` without --shm-path: the writer ends by SIGKILL (alternate and circular mode)
+// or _exit(0), and the log rastrace record leaves holds every committed event all the same (it
+// was cut, or empty, before rings were recoverable by default: issue 19).
+void RunUnderRecord(std::mt19937& random, const std::string& how) {
+  SCOPED_TRACE(how);
+  TempDir dir;
+  Counters* counters = MapCounters(dir);
+  ASSERT_NE(counters, nullptr);
+  const std::string log = dir.Path("log");
+  const std::string err = dir.Path("err");
+  const std::string rastrace = RASTRACE_BINARY_DIR "/bin/rastrace";
+  const std::string writer = WriterPath();
+  const std::string counters_path = dir.Path("counters");
+  const bool exits = how == "_exit";
+  const pid_t record = fork();
+  if (record == 0) {
+    const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || dup2(fd, 2) < 0) _exit(126);
+    unsetenv("RASTRACE_LOG_OWNER");
+    std::vector<const char*> argv = {rastrace.c_str(), "record", "-o", log.c_str(), "-T", "256K"};
+    if (how == "SIGKILL, circular") argv.push_back("-l");
+    argv.insert(argv.end(), {"--", writer.c_str(), counters_path.c_str()});
+    if (exits) argv.push_back("_exit");
+    argv.push_back(nullptr);
+    execv(rastrace.c_str(), const_cast<char* const*>(argv.data()));
+    _exit(127);
+  }
+  ASSERT_GT(record, 0);
+  if (!exits) {
+    ASSERT_NO_FATAL_FAILURE(WaitForTheWriter(random, *counters));
+    ASSERT_NE(counters->pid.load(), 0u);
+    kill(static_cast<pid_t>(counters->pid.load()), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(record, &status, 0), record);
+  const uint64_t committed[2] = {counters->committed[0].load(), counters->committed[1].load()};
+  munmap(counters, sizeof(Counters));
+  std::string message;
+  if (std::FILE* f = std::fopen(err.c_str(), "r")) {
+    for (int c; (c = std::fgetc(f)) != EOF;) message.push_back(static_cast<char>(c));
+    std::fclose(f);
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << message;
+  EXPECT_EQ(WEXITSTATUS(status), exits ? 0 : 128 + SIGKILL) << message;
+  EXPECT_NE(message.find("ended without completing its log; rebuilt " + log), std::string::npos)
+      << message;
+  if (exits) {
+    EXPECT_GE(committed[0], kExitAfter);
+  }
+  ExpectEveryCommittedEvent(log, committed);
+}
+
+TEST(CrashTest, RecordRebuildsTheLogOfAProgramThatDiedOrCalledExit) {
+  std::random_device seed_source;
+  const unsigned seed = seed_source();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 random(seed);
+  for (const char* how : {"SIGKILL, alternate", "SIGKILL, circular", "_exit"}) {
+    RunUnderRecord(random, how);
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(CrashTest, EveryCommittedEventSurvivesSigkill) {

@@ -1,7 +1,12 @@
 // `rastrace record [trace options] -- CMD ARGS`: runs CMD with the RASTRACE_* environment that
 // makes librastrace (linked into CMD) record to the log, waits for it and exits with its status.
+// The rings are recoverable by default: they live in files of a private directory, and a process
+// that ends without completing its log (_exit, SIGKILL, a crash) has it rebuilt from them when
+// CMD ends (docs/reliability.md).
 #include <fmt/format.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer/recover.h"
 #include "command.h"
 #include "recorder/options.h"
 
@@ -29,6 +35,7 @@ struct RecordArgs {
   bool stop_when_full = false;
   bool keep_old = false;
   bool buffered_io = false;
+  bool memory_only = false;
   std::string buffer_size, buffer_max, log_size, include, exclude, channels, clock, shm_path;
   std::vector<std::string> command;
 };
@@ -59,6 +66,94 @@ std::vector<std::string> TraceWords(const RecordArgs& a) {
   return words;
 }
 
+// A new private directory (0700) for the rings' files: in /dev/shm when it can be written (memory,
+// as the rings were), else in $TMPDIR or /tmp. Empty, after a message, when none can be made.
+std::string MakeRingDirectory() {
+  std::vector<std::string> bases;
+  if (access("/dev/shm", W_OK | X_OK) == 0) bases.emplace_back("/dev/shm");
+  const char* tmp = getenv("TMPDIR");
+  bases.emplace_back(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  int err = 0;
+  for (const std::string& base : bases) {
+    std::string pattern = base + "/rastrace-record-XXXXXX";
+    if (mkdtemp(pattern.data()) != nullptr) return pattern;
+    err = errno;
+  }
+  fmt::print(stderr,
+             "rastrace record: cannot create a directory for recoverable buffers in {}: {}; the "
+             "buffers are in memory only\n",
+             bases.back(), std::strerror(err));
+  return {};
+}
+
+// Rebuilds the log of every process that left its ring files in `dir` (it ended without
+// completing its log) and is gone, then removes the directory. Returns false when a log could
+// not be rebuilt (its files stay in `dir`, which is named).
+// `log` is CMD's log: the rebuilt logs are written beside it (the logs of other processes are
+// LOG.<pid> in the same directory), then renamed over the process's own.
+bool RecoverEndedProcesses(const std::string& dir, const std::string& log) {
+  auto pids = buffer::ListRecordedProcesses(dir);
+  if (!pids) {
+    fmt::print(stderr, "rastrace record: {}\n", pids.error().message);
+    return false;
+  }
+  bool ok = true;
+  bool left = false;
+  for (const uint64_t pid : *pids) {
+    // A process CMD started that still runs keeps recording into its files.
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) {
+      fmt::print(stderr,
+                 "rastrace record: process {} still runs; its buffers stay in {} (`rastrace "
+                 "recover {} -o LOG` once it is gone)\n",
+                 pid, dir, dir);
+      left = true;
+      continue;
+    }
+    buffer::RecoverOptions options;
+    options.dir = dir;
+    options.pid = pid;
+    options.output = fmt::format("{}.rebuilding-{}", log, pid);
+    options.force = true;
+    options.remove_files = true;
+    auto summary = buffer::Recover(options);
+    if (!summary) {
+      fmt::print(stderr,
+                 "rastrace record: process {} ended without completing its log, which could not "
+                 "be rebuilt: {}; its buffers stay in {}\n",
+                 pid, summary.error().message, dir);
+      ok = false;
+      left = true;
+      continue;
+    }
+    for (const std::string& warning : summary->warnings) {
+      fmt::print(stderr, "rastrace record: warning: {}\n", warning);
+    }
+    std::error_code copied;
+    if (std::rename(options.output.c_str(), summary->log_path.c_str()) != 0 &&
+        (errno != EXDEV ||
+         !std::filesystem::copy_file(options.output, summary->log_path,
+                                     std::filesystem::copy_options::overwrite_existing, copied) ||
+         !std::filesystem::remove(options.output, copied))) {
+      fmt::print(stderr, "rastrace record: cannot replace {} with its rebuilt log, left in {}: {}\n",
+                 summary->log_path, options.output,
+                 copied ? copied.message() : std::string(std::strerror(errno)));
+      ok = false;
+      left = true;
+      continue;
+    }
+    fmt::print(stderr,
+               "rastrace record: process {} ended without completing its log; rebuilt {} from its "
+               "buffers: {} bytes it had written, {} events from {} buffers, {} lost\n",
+               pid, summary->log_path, summary->log_prefix_bytes, summary->events_recovered,
+               summary->rings, summary->events_lost);
+  }
+  if (!left) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+  return ok;
+}
+
 int RunRecord(const RecordArgs& args) {
   if (args.circular && args.single) {
     fmt::print(stderr, "rastrace record: -l (circular) and -f (single) exclude each other\n");
@@ -76,6 +171,16 @@ int RunRecord(const RecordArgs& args) {
   // A log left by an earlier run must not pass for this one's (with -c the library keeps it).
   std::error_code ignored;
   if (!options->keep_old) std::filesystem::remove(options->log_path, ignored);
+  // Absolute, so that a rebuilt log goes where CMD wrote it even if CMD changed directory.
+  if (options->log_path != "-") {
+    options->log_path = std::filesystem::absolute(options->log_path, ignored).string();
+  }
+  std::string ring_dir;
+  // A log written to standard output cannot be re-read, so there is nothing to rebuild it from.
+  if (options->shm_path.empty() && !args.memory_only && options->log_path != "-") {
+    ring_dir = MakeRingDirectory();
+    options->shm_path = ring_dir;
+  }
 
   std::vector<char*> argv;
   for (const std::string& word : args.command) argv.push_back(const_cast<char*>(word.c_str()));
@@ -115,13 +220,14 @@ int RunRecord(const RecordArgs& args) {
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
 
+  const bool recovered = ring_dir.empty() || RecoverEndedProcesses(ring_dir, options->log_path);
   if (!std::filesystem::exists(options->log_path, ignored)) {
     fmt::print(stderr,
                "rastrace record: {} wrote no log {} (is it linked with librastrace, and did it "
                "get as far as loading it?)\n",
                args.command[0], options->log_path);
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFEXITED(status)) return WEXITSTATUS(status) != 0 || recovered ? WEXITSTATUS(status) : 1;
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
 }
@@ -152,7 +258,11 @@ const CommandRegistration kRecord{Command{
       sub.add_option("--clock", a->clock, "auto (TSC when invariant), tsc or monotonic");
       sub.add_option("--shm-path", a->shm_path,
                      "Keep the buffers in files under DIR so that `rastrace recover DIR` can "
-                     "rebuild the log if CMD is killed");
+                     "rebuild the log if CMD is killed (default: a private directory in "
+                     "/dev/shm, from which rastrace record rebuilds the log itself)");
+      sub.add_flag("--memory-only", a->memory_only,
+                   "Keep the buffers in process memory only: a process that ends without "
+                   "completing its log (_exit, SIGKILL, a crash) loses what they held");
       sub.add_flag("--buffered-io", a->buffered_io,
                    "Write the log through the page cache instead of with O_DIRECT");
       sub.add_option("command", a->command, "The command to run, after --")->required();
