@@ -18,8 +18,9 @@ _rastrace_complete() {
           case $prev in -o) _rastrace_files "$cur"; return ;; --clock) _rastrace_words "auto tsc monotonic" "$cur"; return ;; esac
           [[ $cur == -* ]] && { _rastrace_words "-o -l -f -T -L -s -c -j -k --channels --clock --shm-path --memory-only --buffered-io --" "$cur"; return; } ;;
         export)
-          case $prev in -f|--format) _rastrace_words "ctf chrome jsonl csv" "$cur"; return ;; esac
-          [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text --force -n --name" "$cur"; return; } ;;
+          case $prev in -f|--format) _rastrace_words "ctf chrome jsonl csv" "$cur"; return ;;
+            --partition) _rastrace_dirs "$cur"; return ;; --machine|--part-name) return ;; esac
+          [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text --force -n --name --partition --machine --part-name" "$cur"; return; } ;;
         sql)
           case $prev in -f|--file|--save|-t|--templates) _rastrace_files "$cur"; return ;;
             --format) _rastrace_words "text csv json" "$cur"; return ;; -q|--query) return ;; esac

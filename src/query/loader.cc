@@ -19,6 +19,16 @@
 
 namespace rastrace::query {
 
+LoadInputs CommandInputs(std::vector<std::string> paths, std::vector<std::string> names,
+                         const std::string& templates, bool no_text) {
+  LoadInputs inputs;
+  inputs.paths = std::move(paths);
+  inputs.names = std::move(names);
+  inputs.progress = true;
+  if (!no_text) inputs.templates = templates.empty() ? exporter::DefaultTemplatePath() : templates;
+  return inputs;
+}
+
 namespace {
 
 // What a source's trace header (003) says: the wall-clock start in seconds (its data word) and

@@ -32,6 +32,11 @@ struct LoadInputs {
   bool progress = false;
 };
 
+// What a command line loads: the logs and their names, the templates of `-t` (else the installed
+// trcfmt; none with `no_text`), a progress bar on a terminal.
+LoadInputs CommandInputs(std::vector<std::string> paths, std::vector<std::string> names,
+                         const std::string& templates, bool no_text);
+
 struct PassSummary {
   uint64_t events = 0;
   double seconds = 0;

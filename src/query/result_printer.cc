@@ -26,6 +26,25 @@ bool IsNumber(int type) {
   return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
 }
 
+// A value as text: integers and reals as SQLite prints them, blobs in lowercase hex, NULL empty
+// (the caller decides what NULL looks like).
+void AppendValue(const Statement& statement, int column, std::string& out) {
+  switch (statement.ColumnType(column)) {
+    case SQLITE_NULL:
+      return;
+    case SQLITE_INTEGER: {
+      const fmt::format_int text(statement.ColumnInt(column));
+      out.append(text.data(), text.size());
+      return;
+    }
+    case SQLITE_BLOB:
+      exporter::AppendHex(out, statement.ColumnBlob(column));
+      return;
+    default:
+      out.append(statement.ColumnText(column));
+  }
+}
+
 }  // namespace
 
 Result<OutputMode> ParseOutputMode(std::string_view name) {
@@ -56,25 +75,6 @@ Result<void> ResultPrinter::Flush() {
   if (std::fflush(out_) != 0) failed_ = true;
   if (failed_) return Error{"writing the results failed"};
   return Ok();
-}
-
-// A value as text: integers and reals as SQLite prints them, blobs in lowercase hex, NULL empty
-// (the caller decides what NULL looks like).
-void ResultPrinter::AppendValue(const Statement& statement, int column, std::string& out) const {
-  switch (statement.ColumnType(column)) {
-    case SQLITE_NULL:
-      return;
-    case SQLITE_INTEGER: {
-      const fmt::format_int text(statement.ColumnInt(column));
-      out.append(text.data(), text.size());
-      return;
-    }
-    case SQLITE_BLOB:
-      exporter::AppendHex(out, statement.ColumnBlob(column));
-      return;
-    default:
-      out.append(statement.ColumnText(column));
-  }
 }
 
 Result<uint64_t> ResultPrinter::Print(Statement& statement) {
@@ -209,17 +209,11 @@ void ResultPrinter::PrintText(Statement& statement, uint64_t& rows, Result<void>
 }
 
 void ResultPrinter::PrintCsv(Statement& statement, uint64_t& rows, Result<void>& status) {
-  const int columns = statement.ColumnCount();
   if (headers_) {
     line_.clear();
-    for (int c = 0; c < columns; ++c) {
-      if (c > 0) line_.push_back(',');
-      exporter::AppendCsvField(line_, statement.ColumnName(c));
-    }
-    line_.push_back('\n');
+    AppendCsvHeader(statement, line_);
     Write(line_);
   }
-  std::string value;
   for (;;) {
     auto step = statement.Step();
     if (!step) {
@@ -228,33 +222,15 @@ void ResultPrinter::PrintCsv(Statement& statement, uint64_t& rows, Result<void>&
     }
     if (!*step) return;
     line_.clear();
-    for (int c = 0; c < columns; ++c) {
-      if (c > 0) line_.push_back(',');
-      value.clear();
-      AppendValue(statement, c, value);
-      if (statement.ColumnType(c) == SQLITE_TEXT) {
-        exporter::AppendCsvField(line_, value);
-      } else {
-        line_.append(value);
-      }
-    }
-    line_.push_back('\n');
+    AppendCsvRow(statement, line_);
     Write(line_);
     ++rows;
   }
 }
 
 void ResultPrinter::PrintJson(Statement& statement, uint64_t& rows, Result<void>& status) {
-  const int columns = statement.ColumnCount();
-  std::vector<std::string> keys;
-  for (int c = 0; c < columns; ++c) {
-    std::string key;
-    exporter::AppendJsonString(key, statement.ColumnName(c));
-    key.push_back(':');
-    keys.push_back(std::move(key));
-  }
+  const std::vector<std::string> keys = JsonKeys(statement);
   Write("[");
-  std::string value;
   for (;;) {
     auto step = statement.Step();
     if (!step) {
@@ -262,32 +238,73 @@ void ResultPrinter::PrintJson(Statement& statement, uint64_t& rows, Result<void>
       break;
     }
     if (!*step) break;
-    line_.assign(rows == 0 ? "\n{" : ",\n{");
-    for (int c = 0; c < columns; ++c) {
-      if (c > 0) line_.push_back(',');
-      line_.append(keys[static_cast<size_t>(c)]);
-      const int type = statement.ColumnType(c);
-      if (type == SQLITE_NULL) {
-        line_.append("null");
-      } else if (type == SQLITE_INTEGER) {
-        AppendValue(statement, c, line_);
-      } else if (type == SQLITE_FLOAT) {
-        value.clear();
-        AppendValue(statement, c, value);
-        // JSON has no infinities or NaN.
-        const bool finite = value.find_first_of("In") == std::string::npos;
-        line_.append(finite ? value : "null");
-      } else {
-        value.clear();
-        AppendValue(statement, c, value);
-        exporter::AppendJsonString(line_, value);
-      }
-    }
-    line_.push_back('}');
+    line_.assign(rows == 0 ? "\n" : ",\n");
+    AppendJsonObject(statement, keys, line_);
     Write(line_);
     ++rows;
   }
   Write(rows == 0 ? "]\n" : "\n]\n");
+}
+
+void AppendCsvHeader(const Statement& statement, std::string& line, int first) {
+  for (int c = first; c < statement.ColumnCount(); ++c) {
+    if (c > first) line.push_back(',');
+    exporter::AppendCsvField(line, statement.ColumnName(c));
+  }
+  line.push_back('\n');
+}
+
+void AppendCsvRow(const Statement& statement, std::string& line, int first) {
+  std::string value;
+  for (int c = first; c < statement.ColumnCount(); ++c) {
+    if (c > first) line.push_back(',');
+    if (statement.ColumnType(c) == SQLITE_TEXT) {
+      value.clear();
+      AppendValue(statement, c, value);
+      exporter::AppendCsvField(line, value);
+    } else {
+      AppendValue(statement, c, line);
+    }
+  }
+  line.push_back('\n');
+}
+
+std::vector<std::string> JsonKeys(const Statement& statement, int first) {
+  std::vector<std::string> keys;
+  for (int c = first; c < statement.ColumnCount(); ++c) {
+    std::string key;
+    exporter::AppendJsonString(key, statement.ColumnName(c));
+    key.push_back(':');
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+void AppendJsonObject(const Statement& statement, const std::vector<std::string>& keys,
+                      std::string& line, int first) {
+  std::string value;
+  line.push_back('{');
+  for (int c = first; c < statement.ColumnCount(); ++c) {
+    if (c > first) line.push_back(',');
+    line.append(keys[static_cast<size_t>(c - first)]);
+    const int type = statement.ColumnType(c);
+    if (type == SQLITE_NULL) {
+      line.append("null");
+    } else if (type == SQLITE_INTEGER) {
+      AppendValue(statement, c, line);
+    } else if (type == SQLITE_FLOAT) {
+      value.clear();
+      AppendValue(statement, c, value);
+      // JSON has no infinities or NaN.
+      const bool finite = value.find_first_of("In") == std::string::npos;
+      line.append(finite ? value : "null");
+    } else {
+      value.clear();
+      AppendValue(statement, c, value);
+      exporter::AppendJsonString(line, value);
+    }
+  }
+  line.push_back('}');
 }
 
 }  // namespace rastrace::query

@@ -19,6 +19,16 @@ enum class OutputMode : uint8_t { kText, kCsv, kJson };
 Result<OutputMode> ParseOutputMode(std::string_view name);
 std::string_view OutputModeName(OutputMode mode);
 
+// One row of a stepped `statement` from column `first` on, for writers of rows outside a
+// ResultPrinter (partitions): a CSV line ending in '\n' (RFC 4180; NULL empty, blobs in hex) ...
+void AppendCsvHeader(const Statement& statement, std::string& line, int first = 0);
+void AppendCsvRow(const Statement& statement, std::string& line, int first = 0);
+// ... or a JSON object without a newline, its keys from JsonKeys (integers as numbers, NULL as
+// null, blobs as hex strings).
+std::vector<std::string> JsonKeys(const Statement& statement, int first = 0);
+void AppendJsonObject(const Statement& statement, const std::vector<std::string>& keys,
+                      std::string& line, int first = 0);
+
 class ResultPrinter {
  public:
   explicit ResultPrinter(std::FILE* out, OutputMode mode = OutputMode::kText)
@@ -40,7 +50,6 @@ class ResultPrinter {
   void PrintText(Statement& statement, uint64_t& rows, Result<void>& status);
   void PrintCsv(Statement& statement, uint64_t& rows, Result<void>& status);
   void PrintJson(Statement& statement, uint64_t& rows, Result<void>& status);
-  void AppendValue(const Statement& statement, int column, std::string& out) const;
   void Write(std::string_view text);
 
   std::FILE* out_;

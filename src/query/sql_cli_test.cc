@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "event/command_run.h"
 #include "event/temp_dir.h"
@@ -25,7 +27,7 @@ class SqlCli : public ::testing::Test {
     std::string why;
     rastrace_ = event::testing::BuiltCommand("rastrace", why);
     if (rastrace_.empty()) GTEST_SKIP() << why;
-    for (const char* name : {"kernel", "damaged", "aix64"}) {
+    for (const char* name : {"kernel", "damaged", "aix64", "posix"}) {
       ASSERT_TRUE(TestLog(name).WriteTo(Log(name)));
     }
   }
@@ -148,6 +150,73 @@ TEST_F(SqlCli, RefusesBadCommandLines) {
   run = Run(fmt::format("sql '{}' -q 'SELECT 1'", dir_.path()));
   EXPECT_EQ(run.status, 1);
   EXPECT_NE(run.err.find(dir_.path()), std::string::npos) << run.err;
+}
+
+// Every file under `dir`, relative to it, in order.
+std::vector<std::string> FilesUnder(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) {
+      files.push_back(std::filesystem::relative(entry.path(), dir).string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST_F(SqlCli, ExportsHivePartitionsThatSqlite3ImportsWithTheDocumentedTypes) {
+  const std::string fleet = dir_.File("fleet");
+  auto run = Run(fmt::format("export --partition '{}' -f csv '{}'", fleet, Log("kernel")));
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string part = "machine=kernelbox/hour=2026-11-21T08/kernel.csv";
+  std::vector<std::string> expected = {"schema.sql"};
+  for (const char* table :
+       {"events", "losses", "processes", "sched", "slices", "sources", "syscalls", "threads"}) {
+    expected.push_back(fmt::format("{}/{}", table, part));
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(FilesUnder(fleet), expected);  // no tracepoint_hits in a kernel session
+  // A second export of the same log does not mix its rows into the first's.
+  run = Run(fmt::format("export --partition '{}' -f csv '{}'", fleet, Log("kernel")));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("exists; use --force"), std::string::npos) << run.err;
+  // A log without a trace header: the machine given, the hour Hive's NULL partition; JSON Lines.
+  run = Run(
+      fmt::format("export --partition '{}' -f jsonl --machine 'db/1' '{}'", fleet, Log("posix")));
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string jsonl =
+      ReadTextFile(fleet + "/events/machine=db_1/hour=__HIVE_DEFAULT_PARTITION__/posix.jsonl");
+  EXPECT_TRUE(jsonl.starts_with("{\"id\":1,\"ts\":0,\"wall\":null,")) << jsonl;
+
+  if (std::system("command -v sqlite3 >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "sqlite3 (Debian's CLI) is not installed";
+  }
+  const std::string script = dir_.File("import.sql");
+  {
+    std::ofstream(script) << fmt::format(
+        ".read '{0}/schema.sql'\n"
+        ".import --csv --skip 1 '{0}/syscalls/{1}' syscalls\n"
+        ".import --csv --skip 1 '{0}/events/{1}' events\n"
+        ".mode csv\n"
+        "SELECT count(*), typeof(ts), typeof(dur), typeof(name), typeof(arg1), sum(dur) FROM "
+        "syscalls WHERE dur != '';\n"
+        "SELECT typeof(id), typeof(wall), typeof(template), typeof(hook), hook, typeof(buffer) "
+        "FROM events WHERE id = 10;\n",
+        fleet, part);
+  }
+  const std::string out = dir_.File("sqlite3.out");
+  ASSERT_EQ(std::system(fmt::format("sqlite3 :memory: <'{}' >'{}' 2>&1", script, out).c_str()), 0)
+      << ReadTextFile(out);
+  const auto answer = Run(fmt::format(
+      "sql '{}' --format csv -q \"SELECT count(*), sum(dur) FROM syscalls WHERE dur IS NOT NULL\"",
+      Log("kernel")));
+  const std::string counted = answer.out.substr(answer.out.find('\n') + 1);
+  const std::string count = counted.substr(0, counted.find(','));
+  const std::string sum = counted.substr(counted.find(',') + 1, counted.size() - count.size() - 2);
+  EXPECT_EQ(ReadTextFile(out),
+            fmt::format(
+                "{},integer,integer,text,integer,{}\r\ninteger,integer,text,integer,4112,text\r\n",
+                count, sum));
 }
 
 }  // namespace

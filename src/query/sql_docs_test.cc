@@ -93,5 +93,20 @@ TEST(SqlDocs, EveryColumnOfEveryTableIsDocumentedWithItsType) {
   }
 }
 
+// The typed columns a partition's schema.sql declares are the documented ones, in table order.
+TEST(SqlDocs, TypedColumnsAreTheDocumentedOnes) {
+  const auto documented = DocumentedColumns();
+  for (const TableInfo& table : Tables()) {
+    if (table.internal) continue;
+    SCOPED_TRACE(std::string(table.name));
+    std::string expected;
+    for (const auto& c : documented.at(std::string(table.name))) {
+      if (!expected.empty()) expected += ", ";
+      expected += c.name + " " + c.type;
+    }
+    EXPECT_EQ(TypedColumns(table), expected);
+  }
+}
+
 }  // namespace
 }  // namespace rastrace::query

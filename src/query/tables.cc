@@ -31,7 +31,12 @@ constexpr TableInfo kTables[] = {
      "(e.flags >> 15) & 1 AS timestamped, (e.flags >> 14) & 1 AS generic, "
      "e.data_word AS data_word, e.w1 AS w1, e.w2 AS w2, e.w3 AS w3, e.w4 AS w4, e.w5 AS w5, "
      "e.buffer AS buffer, e.text AS text "
-     "FROM _events e"},
+     "FROM _events e",
+     "id",
+     "id INTEGER, ts INTEGER, wall INTEGER, source INTEGER, offset INTEGER, hook INTEGER, "
+     "template TEXT, subhook INTEGER, schema TEXT, pid INTEGER, tid INTEGER, cpu INTEGER, "
+     "timestamped INTEGER, generic INTEGER, data_word INTEGER, w1 INTEGER, w2 INTEGER, "
+     "w3 INTEGER, w4 INTEGER, w5 INTEGER, buffer BLOB, text TEXT"},
     {"processes", Backing::kRecords, false,
      "source INTEGER, pid INTEGER, ppid INTEGER, exec TEXT, name TEXT, start_ts INTEGER, "
      "end_ts INTEGER, first_ts INTEGER, last_ts INTEGER, events INTEGER",
@@ -113,6 +118,25 @@ std::vector<RecordColumn> RecordColumns(const TableInfo& table) {
     columns.push_back(std::move(column));
   }
   return columns;
+}
+
+std::string TypedColumns(const TableInfo& table) {
+  switch (table.backing) {
+    case Backing::kView:
+      return std::string(table.view_columns);
+    case Backing::kSqlite: {
+      std::string columns(table.definition);
+      if (const size_t key = columns.find(" PRIMARY KEY"); key != std::string::npos) {
+        columns.erase(key, std::string_view(" PRIMARY KEY").size());
+      }
+      return columns;
+    }
+    case Backing::kRecords:
+      return fmt::format("{} INTEGER, {}", table.id, table.definition);
+    case Backing::kEvents:
+      return fmt::format("id INTEGER, {}", kEventColumns);
+  }
+  return {};
 }
 
 std::string CreateSql(const TableInfo& table, Storage storage, std::string_view schema) {

@@ -54,9 +54,16 @@ struct TableInfo {
   // kSqlite: the column definitions; kRecords: the columns after the id; kView: the SELECT.
   std::string_view definition;
   std::string_view id = "id";  // kRecords: the name of the first column (the row number)
+  // kView: its columns with their types ("id INTEGER, ts INTEGER, ..."), for files that hold the
+  // view's rows (partitions).
+  std::string_view view_columns = "";
 };
 std::span<const TableInfo> Tables();
 const TableInfo* FindTable(std::string_view name);
+
+// Every column of a table or view with its type, as docs/sql.md documents it ("id INTEGER, ..."):
+// "CREATE TABLE name(" + this + ")" holds its rows (partitions' schema.sql).
+std::string TypedColumns(const TableInfo& table);
 
 // The columns of a kRecords table after its id.
 std::vector<RecordColumn> RecordColumns(const TableInfo& table);

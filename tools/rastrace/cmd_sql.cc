@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "command.h"
-#include "export/template_text.h"
 #include "query/result_printer.h"
 #include "query/shell.h"
 #include "query/trace_database.h"
@@ -78,14 +77,8 @@ int RunSql(const SqlOptions& options) {
     return 2;
   }
 
-  query::LoadInputs inputs;
-  inputs.paths = options.logs;
-  inputs.names = options.names;
-  inputs.progress = true;
-  if (!options.no_text) {
-    inputs.templates =
-        options.templates.empty() ? exporter::DefaultTemplatePath() : options.templates;
-  }
+  const query::LoadInputs inputs =
+      query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
   std::vector<std::string> diagnostics;
   auto trace = query::TraceDatabase::Open(inputs, diagnostics);
   for (const auto& d : diagnostics) Say(d);
