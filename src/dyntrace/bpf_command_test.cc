@@ -1,7 +1,8 @@
 // End to end through the commands, the BPF engine as users meet it: its formatted records of
 // issue 18's program equal the ptrace engine's; hits a full ring loses are counted in the summary,
 // the log's 006 event and the save file; `auto` without BPF says why on one line; a MODNAME that
-// never appears fails; `trace off` leaves other users' sessions alone.
+// never appears fails; `trace off` leaves other users' sessions alone, and a tracer that cannot
+// record its session says why.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -154,14 +155,18 @@ LostRun RunWithAStoppedTracer(const fs::path& dir, const std::vector<std::string
   LostRun result;
   std::vector<std::string> argv = {Bin("trace"), "on", "items.tsf", "--ring-size", "4096"};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  for (const char* arg : {"--", "PROGRAM", "20000", "1000"}) argv.emplace_back(arg);
+  for (const char* arg : {"--", "PROGRAM", "20000", "-1"}) argv.emplace_back(arg);
   argv[argv.size() - 3] = TestProgram("dt_items");
   std::string err_path = (dir / "trace.err").string();
+  // The program makes its calls once its stdin (this pipe, through the tracer) ends.
+  int go[2];
+  EXPECT_EQ(pipe2(go, O_CLOEXEC), 0);
   pid_t tracer = fork();
   if (tracer == 0) {
     if (chdir(dir.c_str()) != 0) _exit(126);
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int null = open("/dev/null", O_WRONLY);
+    dup2(go[0], 0);
     dup2(err, 2);
     dup2(null, 1);
     std::vector<char*> args;
@@ -170,10 +175,12 @@ LostRun RunWithAStoppedTracer(const fs::path& dir, const std::vector<std::string
     execv(args[0], args.data());
     _exit(127);
   }
-  // Attached once the session's state is written; the program then pauses a second.
+  close(go[0]);
+  // Attached once the session's state is written; the program waits for its stdin to end.
   pid_t target = 0;
   EXPECT_TRUE(WaitFor([&] { return (target = SessionTarget(dir / "run")) != 0; }));
   kill(tracer, SIGSTOP);
+  close(go[1]);
   EXPECT_TRUE(WaitFor([&] { return target != 0 && ProcessState(target) == 'Z'; }, 60));
   kill(tracer, SIGCONT);
   int status = 0;
@@ -292,17 +299,35 @@ TEST_F(BpfCommandTest, TraceOffActsOnlyOnTheSessionsOfItsUser) {
   pid_t other_target = start_sleeper();
   std::ofstream(dir_ / "run" / fmt::format("dyntrace.{}", other_target))
       << fmt::format("v2 {} {} bpf 65534 4294967295 0 theirs.sav\n", other_tracer, other_target);
-  // This user's session on a running program.
-  int out_pipe[2];
-  ASSERT_EQ(pipe(out_pipe), 0);
+  // This user's session on a running program, which waits until its stdin ends.
+  int out_pipe[2], go[2];
+  ASSERT_EQ(pipe2(out_pipe, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(go, O_CLOEXEC), 0);
   pid_t program = fork();
   if (program == 0) {
+    dup2(go[0], 0);
     dup2(out_pipe[1], 1);
-    close(out_pipe[0]);
-    execl(TestProgram("dt_items").c_str(), "dt_items", "10", "2000", nullptr);
+    execl(TestProgram("dt_items").c_str(), "dt_items", "10", "-1", nullptr);
     _exit(127);
   }
   close(out_pipe[1]);
+  close(go[0]);
+  // A tracer that attached but cannot record its session (the state directory is a file) says
+  // why and detaches; the definitions' warnings follow, each on its own line (they once ran into
+  // the error as "\nW...").
+  std::ofstream(dir_ / "warn.tsf") << "MODNAME = dt_items\nMAJOR = 0x60\nMAXDATALENGTH = 20\n"
+                                      "TRACE MINOR=1, TP=.process_item, MEM32=(RSP,DIRECT,40)\n";
+  std::ofstream(dir_ / "not-a-dir") << "x";
+  setenv("RASTRACE_RUNTIME_DIR", (dir_ / "not-a-dir").c_str(), 1);
+  auto unrecorded = RunCommand(
+      {Bin("trace"), "on", "warn.tsf", "-p", std::to_string(program), "-o", "warn.sav"}, dir_);
+  setenv("RASTRACE_RUNTIME_DIR", (dir_ / "run").c_str(), 1);
+  EXPECT_EQ(unrecorded.exit_code, 1);
+  EXPECT_NE(
+      unrecorded.err.find("not-a-dir: not a directory owned by this user\ntrace: warn.tsf:4:"),
+      std::string::npos)
+      << unrecorded.err;
+  EXPECT_EQ(unrecorded.err.find("\nW"), std::string::npos) << unrecorded.err;
   auto on = RunCommand(
       {Bin("trace"), "on", "items.tsf", "-p", std::to_string(program), "-o", "mine.sav"}, dir_);
   ASSERT_EQ(on.exit_code, 0) << on.err;
@@ -317,6 +342,7 @@ TEST_F(BpfCommandTest, TraceOffActsOnlyOnTheSessionsOfItsUser) {
   EXPECT_EQ(kill(other_tracer, 0), 0) << "another user's tracer was signalled";
   EXPECT_TRUE(fs::exists(dir_ / "run" / fmt::format("dyntrace.{}", other_target)));
 
+  close(go[1]);
   ReadAll(out_pipe[0]);
   close(out_pipe[0]);
   int status = 0;

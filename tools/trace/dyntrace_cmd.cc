@@ -201,21 +201,27 @@ int RunDaemon(const SessionOptions& options) {
     message.append(buffer, static_cast<size_t>(n));
   }
   close(report[0]);
-  if (message.empty() || message[0] != 'O') {
+  // The first line says whether the session started (O) or why not (E); every later line is a
+  // warning (W), also when the session could not start; each already says what it is.
+  size_t line_end = message.find('\n');
+  std::string first = message.substr(0, line_end);
+  auto print_warnings = [&] {
+    for (size_t at = line_end; at != std::string::npos;) {
+      size_t next = message.find('\n', at + 1);
+      std::string line = message.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+      if (!line.empty() && line[0] == 'W') line.erase(0, 1);
+      fmt::print(stderr, "trace: {}\n", line);  // as the foreground session prints them
+      at = next;
+    }
+  };
+  if (first.empty() || first[0] != 'O') {
     waitpid(daemon, nullptr, 0);
-    fmt::print(stderr, "trace: {}\n", message.empty() ? "the tracer died" : message.substr(1));
+    fmt::print(stderr, "trace: {}\n", first.empty() ? "the tracer died" : first.substr(1));
+    print_warnings();
     return 1;
   }
-  size_t line_end = message.find('\n');
-  fmt::print("trace: {}\n",
-             message.substr(1, line_end == std::string::npos ? line_end : line_end - 1));
-  while (line_end != std::string::npos) {
-    size_t next = message.find('\n', line_end + 1);
-    fmt::print(
-        stderr, "trace: warning: {}\n",
-        message.substr(line_end + 2, next == std::string::npos ? next : next - line_end - 2));
-    line_end = next;
-  }
+  fmt::print("trace: {}\n", first.substr(1));
+  print_warnings();
   return 0;
 }
 

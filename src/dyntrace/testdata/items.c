@@ -5,7 +5,8 @@
  * two-page mapping of a one-byte file: a readable mapping whose page can never be brought in
  * (seed 001's status 1, "page not present"); `runs_into` points at the last 5 bytes of the first
  * page, "edge!" without a NUL, so a string read from it runs into that page.
- * Usage: dt_items [N [DELAY_MS]] (DELAY_MS: a pause before the calls). With DT_ITEMS_TIMING
+ * Usage: dt_items [N [DELAY_MS]] (DELAY_MS: a pause before the calls; -1: until stdin ends, so a
+ * test decides when the calls begin instead of guessing a pause). With DT_ITEMS_TIMING
  * set it also prints the calls' mean time on stderr (the loop alone: bench/dyntrace_compare.sh). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,10 @@ int main(int argc, char** argv) {
       beyond_eof = map + 4096;
     }
   }
-  if (argc > 2) {
+  if (argc > 2 && atol(argv[2]) < 0) {
+    while (getchar() != EOF) {
+    }
+  } else if (argc > 2) {
     long delay_ms = atol(argv[2]);
     struct timespec pause = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
     nanosleep(&pause, NULL);
