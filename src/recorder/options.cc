@@ -1,6 +1,7 @@
 #include "recorder/options.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <charconv>
 
@@ -114,6 +115,23 @@ Result<uint64_t> ParseSize(std::string_view text, std::string_view what) {
   return value << shift;
 }
 
+Result<uint64_t> ParseBufferSize(std::string_view text, std::string_view what) {
+  auto size = ParseSize(text, what);
+  if (!size) return size;
+  if (*size > kMaxBufferBytes) {
+    return MakeError("{}: '{}' is larger than the largest buffer, {} bytes (1G) per thread", what,
+                     Trim(text), kMaxBufferBytes);
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0 &&
+      *size > static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)) {
+    return MakeError("{}: '{}' is more than this machine's memory ({} bytes)", what, Trim(text),
+                     static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size));
+  }
+  return size;
+}
+
 Result<std::vector<uint16_t>> ParseHookList(std::string_view text, std::string_view what) {
   std::vector<uint16_t> hooks;
   for (std::string_view part : SplitComma(text)) {
@@ -190,7 +208,7 @@ Result<RecorderOptions> ParseTraceArgs(std::span<const std::string> args, Record
         continue;
       }
       if (arg == "-T" || arg == "--buffer-max" || arg == "-L") {
-        auto size = ParseSize(*text, arg);
+        auto size = arg == "-L" ? ParseSize(*text, arg) : ParseBufferSize(*text, arg);
         if (!size) return size.error();
         if (arg == "-T") {
           options.buffer_bytes = *size;
@@ -252,13 +270,13 @@ Result<RecorderOptions> OptionsFromEnvironment(const GetEnv& getenv) {
     options.mode = *mode;
   }
   if (auto v = text("RASTRACE_BUFSIZE"); !v.empty()) {
-    auto size = ParseSize(v, "RASTRACE_BUFSIZE");
+    auto size = ParseBufferSize(v, "RASTRACE_BUFSIZE");
     if (!size) return size.error();
     options.buffer_bytes = *size;
     options.buffer_max_bytes = *size;  // an explicit size stays fixed unless RASTRACE_BUFMAX says
   }
   if (auto v = text("RASTRACE_BUFMAX"); !v.empty()) {
-    auto size = ParseSize(v, "RASTRACE_BUFMAX");
+    auto size = ParseBufferSize(v, "RASTRACE_BUFMAX");
     if (!size) return size.error();
     options.buffer_max_bytes = *size;
   }

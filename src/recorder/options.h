@@ -48,6 +48,14 @@ struct RecorderOptions {
 
 // "4096", "64K", "4M", "1G" (binary multiples). `what` names the option in errors.
 Result<uint64_t> ParseSize(std::string_view text, std::string_view what);
+
+// The largest ring one thread may ask for (-T, --buffer-max, RASTRACE_BUFSIZE, RASTRACE_BUFMAX,
+// trace -T): a ring is mapped and pre-faulted whole, per thread, so a mistyped size must not map
+// the machine's memory (docs/reliability.md, "Sizes").
+inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 30;
+
+// ParseSize for a ring size: also refused above kMaxBufferBytes and above the machine's memory.
+Result<uint64_t> ParseBufferSize(std::string_view text, std::string_view what);
 // "010,0A1,4001": 3 hex digits are a 12-bit AIX id hhh (the 16-bit id hhh0), 4 digits a 16-bit id.
 Result<std::vector<uint16_t>> ParseHookList(std::string_view text, std::string_view what);
 // "0,3,5", "0-7" or "all".

@@ -19,6 +19,26 @@ TEST(OptionsTest, SizesTakeBinarySuffixes) {
   EXPECT_FALSE(ParseSize("99999999999999999999", "-L"));
 }
 
+TEST(OptionsTest, AbsurdBufferSizesAreRefused) {
+  EXPECT_EQ(*ParseBufferSize("1G", "-T"), kMaxBufferBytes);
+  auto huge = ParseTraceString("-T 18446744073709551615");
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().message,
+            "-T: '18446744073709551615' is larger than the largest buffer, 1073741824 bytes (1G) "
+            "per thread");
+  EXPECT_FALSE(ParseTraceString("--buffer-max 2G"));
+  EXPECT_TRUE(ParseTraceString("-L 64G"));  // a log limit is not memory
+  for (const char* variable : {"RASTRACE_BUFSIZE", "RASTRACE_BUFMAX"}) {
+    auto options = OptionsFromEnvironment([&](const char* name) -> const char* {
+      return std::string_view(name) == variable ? "64G" : nullptr;
+    });
+    ASSERT_FALSE(options) << variable;
+    EXPECT_EQ(options.error().message,
+              std::string(variable) +
+                  ": '64G' is larger than the largest buffer, 1073741824 bytes (1G) per thread");
+  }
+}
+
 TEST(OptionsTest, HookIdsOfThreeDigitsAreTwelveBit) {
   auto hooks = ParseHookList("010,0A1,4001,0x0120", "-j");
   ASSERT_TRUE(hooks) << hooks.error().message;

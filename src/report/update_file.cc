@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
+#include <list>
+#include <map>
+#include <unordered_map>
 
 namespace rastrace::report {
 
@@ -161,31 +165,108 @@ Result<std::vector<UpdateOp>> ParseUpdateFile(std::string_view text, std::string
   return ops;
 }
 
+namespace {
+
+// The template file being updated: its chunks in order, with two indexes so that each operation
+// costs O(log n) and trcupdate stays linear in the number of additions: every chunk of an id, and
+// the "records" of the sequence (templates whose id is larger than every template before them),
+// among which the first template of an id larger than X is the first record larger than X.
+class ChunkList {
+ public:
+  using It = std::list<TemplateFileChunk>::iterator;
+
+  explicit ChunkList(std::vector<TemplateFileChunk> chunks) {
+    int max = -1;
+    for (auto& chunk : chunks) {
+      const It it = chunks_.insert(chunks_.end(), std::move(chunk));
+      if (!it->is_template) continue;
+      by_id_[it->head.id16].push_back(it);
+      if (it->head.id16 > max) {
+        max = it->head.id16;
+        records_.emplace(it->head.id16, it);
+      }
+    }
+  }
+
+  // The last chunk of `id16` (later definitions replace earlier ones), or none.
+  TemplateFileChunk* Last(uint16_t id16) {
+    auto found = by_id_.find(id16);
+    return found == by_id_.end() || found->second.empty() ? nullptr : &*found->second.back();
+  }
+
+  // Puts a template whose id has no chunk yet before the first template of a higher id.
+  void Insert(TemplateFileChunk chunk) {
+    const uint16_t id16 = chunk.head.id16;
+    auto after = records_.upper_bound(id16);
+    const It it =
+        chunks_.insert(after == records_.end() ? chunks_.end() : after->second, std::move(chunk));
+    by_id_[id16].push_back(it);
+    // Every template before it has a lower id: it is a record.
+    records_.emplace(id16, it);
+  }
+
+  // Removes every chunk of `id16`; false when there was none.
+  bool Erase(uint16_t id16) {
+    auto found = by_id_.find(id16);
+    if (found == by_id_.end() || found->second.empty()) return false;
+    std::vector<It> doomed = std::move(found->second);
+    by_id_.erase(found);
+    auto record = records_.find(id16);
+    if (record == records_.end()) {
+      for (const It& it : doomed) chunks_.erase(it);
+      return true;
+    }
+    // The record goes: templates between it and the next record may become records.
+    const It first = record->second;
+    const int before = record == records_.begin() ? -1 : std::prev(record)->first;
+    const It stop = std::next(record) == records_.end() ? chunks_.end() : std::next(record)->second;
+    records_.erase(record);
+    for (const It& it : doomed) {
+      if (it != first) chunks_.erase(it);
+    }
+    const It from = chunks_.erase(first);
+    int max = before;
+    for (It it = from; it != stop; ++it) {
+      if (it->is_template && it->head.id16 > max) {
+        max = it->head.id16;
+        records_.emplace(it->head.id16, it);
+      }
+    }
+    return true;
+  }
+
+  std::string Text() const {
+    std::string text;
+    for (const auto& chunk : chunks_) text += chunk.text;
+    return text;
+  }
+
+ private:
+  std::list<TemplateFileChunk> chunks_;
+  std::unordered_map<uint16_t, std::vector<It>> by_id_;
+  std::map<uint16_t, It> records_;
+};
+
+}  // namespace
+
 UpdateOutcome ApplyUpdates(std::string_view file_text, const std::vector<UpdateOp>& ops,
                            bool override_versions, std::string_view update_name) {
   UpdateOutcome outcome;
-  auto chunks = SplitTemplateFile(file_text);
+  ChunkList chunks(SplitTemplateFile(file_text));
   for (const UpdateOp& op : ops) {
-    auto existing = chunks.end();
-    for (auto it = chunks.begin(); it != chunks.end(); ++it) {
-      if (it->is_template && it->head.id16 == op.head.id16) existing = it;
-    }
     if (op.kind == UpdateOp::Kind::kDelete) {
-      if (existing == chunks.end()) {
+      // Later definitions replace earlier ones, so every definition of the id goes.
+      if (!chunks.Erase(op.head.id16)) {
         outcome.messages.push_back({fmt::format("{}:{}: trace id {} has no template to delete",
                                                 update_name, op.line, op.head.id_text),
                                     true});
         continue;
       }
-      // Later definitions replace earlier ones, so every definition of the id goes.
-      std::erase_if(chunks, [&](const TemplateFileChunk& c) {
-        return c.is_template && c.head.id16 == op.head.id16;
-      });
       outcome.messages.push_back({fmt::format("deleted template {}", op.head.id_text)});
       continue;
     }
     TemplateFileChunk added{true, op.head, op.text};
-    if (existing != chunks.end()) {
+    if (TemplateFileChunk* existing = chunks.Last(op.head.id16)) {
       const TemplateHead& old = existing->head;
       bool older = std::pair(op.head.major, op.head.minor) < std::pair(old.major, old.minor);
       if (older && !override_versions) {
@@ -203,14 +284,11 @@ UpdateOutcome ApplyUpdates(std::string_view file_text, const std::vector<UpdateO
                                               op.head.id_text, op.head.major, op.head.minor)});
       continue;
     }
-    auto before = std::find_if(chunks.begin(), chunks.end(), [&](const TemplateFileChunk& c) {
-      return c.is_template && c.head.id16 > op.head.id16;
-    });
-    chunks.insert(before, std::move(added));
+    chunks.Insert(std::move(added));
     outcome.messages.push_back({fmt::format("added template {} (version {}.{})", op.head.id_text,
                                             op.head.major, op.head.minor)});
   }
-  for (const auto& chunk : chunks) outcome.text += chunk.text;
+  outcome.text = chunks.Text();
   return outcome;
 }
 

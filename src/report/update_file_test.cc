@@ -1,6 +1,10 @@
 #include "report/update_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
 
 namespace rastrace::report {
 namespace {
@@ -101,6 +105,59 @@ TEST(UpdateFile, DeleteRemovesTheWholeTemplate) {
   EXPECT_EQ(out.text,
             "# a template file\n010 1.0 \"START\"\n* comment between\n020 1.0 \"LAST\"\n");
   EXPECT_NE(out.messages.back().text.find("0FF"), std::string::npos);
+}
+
+// What ApplyUpdates does, written the plain quadratic way: the indexed version must give the same
+// file for any template file (ids out of order and repeated included) and any operations.
+std::string ReferenceApply(std::string_view file_text, const std::vector<UpdateOp>& ops) {
+  auto chunks = SplitTemplateFile(file_text);
+  for (const UpdateOp& op : ops) {
+    auto existing = chunks.end();
+    for (auto it = chunks.begin(); it != chunks.end(); ++it) {
+      if (it->is_template && it->head.id16 == op.head.id16) existing = it;
+    }
+    if (op.kind == UpdateOp::Kind::kDelete) {
+      std::erase_if(chunks, [&](const TemplateFileChunk& c) {
+        return c.is_template && c.head.id16 == op.head.id16;
+      });
+      continue;
+    }
+    TemplateFileChunk added{true, op.head, op.text};
+    if (existing != chunks.end()) {
+      *existing = added;
+      continue;
+    }
+    auto before = std::find_if(chunks.begin(), chunks.end(), [&](const TemplateFileChunk& c) {
+      return c.is_template && c.head.id16 > op.head.id16;
+    });
+    chunks.insert(before, added);
+  }
+  std::string text;
+  for (const auto& chunk : chunks) text += chunk.text;
+  return text;
+}
+
+TEST(UpdateFile, IndexedUpdatesMatchThePlainOnes) {
+  std::mt19937 random(19);
+  for (int round = 0; round < 300; ++round) {
+    std::string file = "# templates\n";
+    for (int i = random() % 12; i > 0; --i) {
+      file += random() % 4 == 0 ? std::string("* comment\n")
+                                : fmt::format("{:03X} 1.0 \"T{}\"\n", random() % 16, i);
+    }
+    std::string update = "* /etc/trcfmt\n";
+    for (int i = random() % 12; i > 0; --i) {
+      if (random() % 3 == 0) {
+        update += fmt::format("-{:03X}\n", random() % 16);
+      } else {
+        update += fmt::format("+{:03X} 9.{} \"U{}\"\n", random() % 16, i, i);
+      }
+    }
+    auto ops = ParseUpdateFile(update, "u.trc");
+    ASSERT_TRUE(ops.ok()) << ops.error().message;
+    EXPECT_EQ(ApplyUpdates(file, *ops, true, "u.trc").text, ReferenceApply(file, *ops))
+        << "file:\n" << file << "update:\n" << update;
+  }
 }
 
 TEST(UpdateFile, ExtractWritesAnUpdateFile) {

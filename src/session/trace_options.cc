@@ -125,7 +125,8 @@ Result<SessionConfig> ParseTraceArgs(std::span<const std::string> args) {
         case 'L': {
           auto v = value();
           if (!v) return v.error();
-          auto size = recorder::ParseSize(*v, flag == 'T' ? "-T" : "-L");
+          auto size =
+              flag == 'T' ? recorder::ParseBufferSize(*v, "-T") : recorder::ParseSize(*v, "-L");
           if (!size) return MakeError("trace: {}", size.error().message);
           (flag == 'T' ? config.log.buffer_bytes : config.log.log_bytes) = *size;
           break;

@@ -65,6 +65,8 @@ TEST(TraceOptions, ErrorsSayWhat) {
   EXPECT_NE(Parse({"-j", "1"}).error().message.find("not a hook id"), std::string::npos);
   EXPECT_NE(Parse({"-j", "xyz"}).error().message.find("not a hook id"), std::string::npos);
   EXPECT_FALSE(Parse({"-T", "lots"}));
+  EXPECT_NE(Parse({"-T", "64G"}).error().message.find("larger than the largest buffer"),
+            std::string::npos);
   EXPECT_FALSE(Parse({"-C", "a"}));
   EXPECT_FALSE(Parse({"stray"}));
   EXPECT_FALSE(Parse({"-x", " "}));

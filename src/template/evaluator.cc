@@ -104,14 +104,23 @@ void Evaluator::Impl::Exec(const Seq& seq) {
   --seq_depth;
 }
 
+// A template's own text obeys the event's output cap too: a megabyte literal would otherwise be
+// printed whole for every event.
+void Evaluator::Impl::Literal(std::string_view text) {
+  const size_t room = output_limit > w.size() ? output_limit - w.size() : 0;
+  if (text.size() <= room) return w.Text(text);
+  w.Text(text.substr(0, room));
+  Fail();
+}
+
 void Evaluator::Impl::ExecNode(const Node& n) {
   switch (n.kind) {
     case NodeKind::kText:
-      w.Text(frame->TextOf(n));
+      Literal(frame->TextOf(n));
       return;
     case NodeKind::kString:
       w.Blank();
-      w.Text(frame->TextOf(n));
+      Literal(frame->TextOf(n));
       return;
     case NodeKind::kBackquote: {
       w.Blank();

@@ -96,6 +96,7 @@ struct Evaluator::Impl {
   }
   void Exec(const Seq& seq);
   void ExecNode(const Node& n);
+  void Literal(std::string_view text);
   void Call(uint16_t id16);
   void RunBody(const CompiledTemplate& compiled);
 

@@ -56,6 +56,16 @@ TEST_F(EvaluatorTest, ReportsTheTemplatesLevel) {
   EXPECT_EQ(Run(0x0110, &ev->event()).level, Level::kAppl);
 }
 
+TEST_F(EvaluatorTest, ALongLiteralObeysTheOutputCap) {
+  // 16 KiB + 16 per event byte: an event of 8 bytes may print about 16.5 KB, not 1 MB.
+  Load("010 1.0 \"" + std::string(1 << 20, 'x') + "\"\n");
+  auto ev = Event(0x0100, {});
+  EvalOutput out = Run(0x0100, &ev->event());
+  EXPECT_EQ(out.status, EvalStatus::kError);
+  EXPECT_LT(out.text.size(), 17000u);
+  EXPECT_NE(out.text.find("***ERROR: TRACEID 010"), std::string::npos);
+}
+
 TEST_F(EvaluatorTest, MacrosStartAtZeroForEveryEvent) {
   Load("010 1.0 $n {{ $n = $n + 1 }} $n\n");
   auto ev = Event(0x0100, {});

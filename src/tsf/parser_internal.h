@@ -23,17 +23,27 @@ struct TracepointExtras {
 
 class DiagnosticSink {
  public:
+  // At most this many errors, and as many warnings, are kept: past it the parser stops (the rest
+  // would mostly be echoes), and the checks after it count what they find without keeping it, so
+  // that no file makes trcust print without bound.
+  static constexpr size_t kMaxKept = 100;
+
   DiagnosticSink(std::string_view file, std::vector<Diagnostic>& out) : file_(file), out_(out) {}
   void Error(Location where, std::string message);
   void Warning(Location where, std::string message);
   size_t errors() const { return errors_; }
-  // Past this many errors the parser stops: the rest would mostly be echoes.
-  bool TooMany() const { return errors_ >= 100; }
+  bool TooMany() const { return errors_ >= kMaxKept; }
+  // The parser gives up: says so, whatever the limit.
+  void GiveUp(Location where);
+  // Adds one error saying how many were counted but not kept, if any.
+  void Finish();
 
  private:
   std::string file_;
   std::vector<Diagnostic>& out_;
   size_t errors_ = 0;
+  size_t warnings_ = 0;
+  Location first_dropped_error_, first_dropped_warning_;
 };
 
 // Checks what the syntax cannot: ranges that need the header, MINOR all-or-none and unique,

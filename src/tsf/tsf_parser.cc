@@ -13,12 +13,35 @@ namespace rastrace::tsf {
 namespace internal {
 
 void DiagnosticSink::Error(Location where, std::string message) {
-  ++errors_;
+  if (++errors_ > kMaxKept) {
+    if (errors_ == kMaxKept + 1) first_dropped_error_ = where;
+    return;
+  }
   out_.push_back({Diagnostic::Severity::kError, file_, where, std::move(message)});
 }
 
 void DiagnosticSink::Warning(Location where, std::string message) {
+  if (++warnings_ > kMaxKept) {
+    if (warnings_ == kMaxKept + 1) first_dropped_warning_ = where;
+    return;
+  }
   out_.push_back({Diagnostic::Severity::kWarning, file_, where, std::move(message)});
+}
+
+void DiagnosticSink::GiveUp(Location where) {
+  out_.push_back({Diagnostic::Severity::kError, file_, where, "too many errors; giving up"});
+}
+
+void DiagnosticSink::Finish() {
+  const size_t errors = errors_ > kMaxKept ? errors_ - kMaxKept : 0;
+  const size_t warnings = warnings_ > kMaxKept ? warnings_ - kMaxKept : 0;
+  if (errors == 0 && warnings == 0) return;
+  out_.push_back(
+      {errors != 0 ? Diagnostic::Severity::kError : Diagnostic::Severity::kWarning, file_,
+       errors != 0 ? first_dropped_error_ : first_dropped_warning_,
+       fmt::format("{} more error{} and {} more warning{} not shown (at most {} of each "
+                   "are)",
+                   errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", kMaxKept)});
 }
 
 std::string ToUpper(std::string_view s) {
@@ -351,10 +374,12 @@ std::optional<Module> Parser::Run() {
     }
   }
   if (sink_.TooMany()) {
-    Error(Here(), "too many errors; giving up");
+    sink_.GiveUp(Here());
+    sink_.Finish();
     return std::nullopt;
   }
   internal::CheckModule(module_, extras_, major_at_.has_value(), sink_);
+  sink_.Finish();
   if (sink_.errors() > 0) return std::nullopt;
   return std::move(module_);
 }

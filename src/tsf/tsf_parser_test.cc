@@ -31,6 +31,19 @@ Module MustParse(std::string_view text) {
   return out.module.value_or(Module{});
 }
 
+// The 100-error limit holds for the whole-file checks too: 1,000 duplicate MINORs print 100
+// errors and one line counting the rest (they printed 999).
+TEST(TsfParser, TheErrorLimitCoversTheWholeFileChecks) {
+  std::string text = "MAJOR=1\n";
+  for (int i = 0; i < 1000; ++i) text += "TRACE MINOR=1,TP=@STATIC\n";
+  auto out = ParseTsf(text, "t.tsf");
+  EXPECT_FALSE(out.module.has_value());
+  ASSERT_EQ(out.diagnostics.size(), 101u);
+  EXPECT_EQ(out.diagnostics.back().ToString(),
+            "t.tsf:103:13: error: 899 more errors and 0 more warnings not shown (at most 100 of "
+            "each are)");
+}
+
 TEST(TsfParser, Seed004SampleCompiles) {
   auto out = ParseTsfFile(Golden("sample.tsf"));
   ASSERT_TRUE(out.ok());

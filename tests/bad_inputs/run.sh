@@ -5,6 +5,7 @@
 # A case file:   cmd: TOOL ARGS...        (run in this directory; {TMP} is a scratch directory)
 #                status: N
 #                stdout-contains: TEXT    (optional, any number)
+#                stdout-to: FILE          (optional: standard output goes there, e.g. /dev/full)
 #                stderr:                  (the rest of the file is the expected standard error)
 # Usage: run.sh BIN_DIR [CASE...]. A case whose tool is not built is skipped.
 set -uo pipefail
@@ -22,6 +23,7 @@ for case in "${cases[@]}"; do
   cmd=$(sed -n 's/^cmd: //p' "$case" | head -1)
   want_status=$(sed -n 's/^status: //p' "$case" | head -1)
   want_err=$(sed -n '/^stderr:$/,$p' "$case" | tail -n +2)
+  : >"$tmp/out"
   tool=${cmd%% *}
   if [ ! -x "$bin/$tool" ]; then
     skipped=$((skipped + 1))
@@ -33,7 +35,8 @@ for case in "${cases[@]}"; do
   args=${args//\{TMP\}/$scratch}
   # Word splitting on purpose: case commands hold no quoted arguments.
   # shellcheck disable=SC2086
-  timeout 60 "$bin/$tool" $args >"$tmp/out" 2>"$tmp/err"
+  out_to=$(sed -n 's/^stdout-to: //p' "$case" | head -1)
+  timeout 60 "$bin/$tool" $args >"${out_to:-$tmp/out}" 2>"$tmp/err"
   status=$?
   got_err=$(cat "$tmp/err")
   ran=$((ran + 1))
