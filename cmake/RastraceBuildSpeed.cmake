@@ -79,6 +79,9 @@ function(rastrace_use_test_pch target)
     target_compile_definitions(rastrace_test_pch PRIVATE
       RASTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
       RASTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+    # Not a command: it stays out of bin/ with the tests.
+    set_target_properties(rastrace_test_pch PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                          ${PROJECT_BINARY_DIR}/tests)
     target_precompile_headers(rastrace_test_pch PRIVATE
       <gtest/gtest.h> <gmock/gmock.h> <fmt/format.h>
       <algorithm> <cstdint> <cstdio> <cstdlib> <cstring> <filesystem> <fstream> <functional>

@@ -6,13 +6,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "example_usage.h"
+
 static void* second_thread(void* arg) {
   long t = (long)arg;
   TRCHKL3T(0x01500000, t, 7, 8);
   return NULL;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    return example_usage_exit(
+        "rastrace-example", " (no arguments; run it under `rastrace record -o LOG --`)", argv[1]);
+  }
   static const char message[] = "hello from rastrace";
   pthread_t thread;
 

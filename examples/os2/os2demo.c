@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../example_usage.h"
 #include "os2demo_trace.h"
 
 struct record {
@@ -13,6 +14,9 @@ struct record {
 };
 
 int main(int argc, char** argv) {
+  if (argc > 1 && argv[1][0] == '-') {
+    return example_usage_exit("os2-example", " [SAVEFILE]", argv[1]);
+  }
   const char* save = argc > 1 ? argv[1] : "os2demo.stda";
   if (rastrace_os2_configure(1, 4096) != 0) return 1;
 

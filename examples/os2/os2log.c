@@ -4,9 +4,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../example_usage.h"
 #include "os2log_trace.h"
 
-int main(void) {
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    return example_usage_exit(
+        "os2-log-example", " (no arguments; run it with RASTRACE_LOG=FILE)", argv[1]);
+  }
   uint32_t id = 0x1001;
   uint16_t status = 200;
   const uint16_t* result = &status;

@@ -13,6 +13,8 @@
 #include <trace.h>
 #include <unistd.h>
 
+#include "../example_usage.h"
+
 static void fail(const char* what, int rc) {
   fprintf(stderr, "posix_trace_example: %s: %s\n", what, strerror(rc));
   exit(1);
@@ -56,6 +58,9 @@ int main(int argc, char** argv) {
   trace_id_t trid;
   int rc;
   int log_fd = -1;
+  if (argc > 1 && argv[1][0] == '-') {
+    return example_usage_exit("posix-trace-example", " [LOGFILE]", argv[1]);
+  }
   if ((rc = posix_trace_attr_init(&attr)) != 0) fail("attr_init", rc);
   posix_trace_attr_setname(&attr, "example");
   if (argc > 1) {

@@ -23,6 +23,14 @@ for f in lib/librastrace.so lib/librastrace.a lib/libposixtrace.so lib/libposixt
          lib/pkgconfig/rastrace.pc lib/pkgconfig/posixtrace.pc; do
   need "$f"
 done
+# build/bin holds commands and example programs only: test binaries live in build/tests.
+for f in "$build"/bin/*; do
+  case $(basename "$f") in
+    rastrace | trcrpt | trcupdate | trace | trcon | trcoff | trcstop | trcust | tracefmt) ;;
+    *-example | posix-trace-example) ;;
+    *) echo "not a command, but in $build/bin: $(basename "$f")"; fail=1 ;;
+  esac
+done
 [ "$fail" = 0 ] || exit 1
 
 # find_package(rastrace) consumer.

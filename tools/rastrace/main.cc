@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "command.h"
+#include "common/usage_exit.h"
 
 namespace rastrace::cli {
 std::vector<Command>& Commands() {
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return rastrace::UsageExit(app, e);
   }
   return action ? action() : 2;
 }

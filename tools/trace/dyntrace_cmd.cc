@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/usage_exit.h"
 #include "dyntrace/session.h"
 #include "dyntrace/session_state.h"
 
@@ -268,7 +269,7 @@ int TraceOn(int argc, char** argv) {
   try {
     app.parse(own - 1, argv + 1);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    return UsageExit(app, error);
   }
   options.command = command;
   for (const std::string& selector : selectors) {
@@ -315,7 +316,7 @@ int TraceOff(int argc, char** argv) {
   try {
     app.parse(argc - 1, argv + 1);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    return UsageExit(app, error);
   }
   // Only the sessions this user started; another user's tracer is never signalled.
   std::vector<dyntrace::SessionState> states = dyntrace::ListStates();
