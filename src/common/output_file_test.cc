@@ -9,19 +9,12 @@
 #include <fstream>
 #include <string>
 
+#include "common/scratch_dir_test.h"
+
 namespace rastrace {
 namespace {
 
-class OutputFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/rastrace-output-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
-};
+class OutputFileTest : public testing::ScratchDirTest {};
 
 TEST_F(OutputFileTest, CreatesPrivateFile) {
   const std::string path = dir_ + "/out";
@@ -54,6 +47,39 @@ TEST_F(OutputFileTest, ReportsMissingDirectory) {
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.error().message.find("cannot create: No such file or directory"),
             std::string::npos);
+}
+
+TEST_F(OutputFileTest, AFullDeviceIsAWriteError) {
+  std::FILE* full = std::fopen("/dev/full", "w");
+  ASSERT_NE(full, nullptr);
+  std::fputs("lost", full);
+  auto finished = FinishOutput(full, "/dev/full");
+  std::fclose(full);
+  ASSERT_FALSE(finished);
+  EXPECT_EQ(finished.error().message, "/dev/full: write error: No space left on device");
+
+  std::FILE* fine = std::fopen((dir_ + "/fine").c_str(), "w");
+  ASSERT_NE(fine, nullptr);
+  std::fputs("kept", fine);
+  EXPECT_TRUE(FinishOutput(fine));
+  std::fclose(fine);
+}
+
+TEST_F(OutputFileTest, WholeFilesAreWrittenAndCheckedNeverThroughASymlink) {
+  const std::string path = dir_ + "/whole";
+  ASSERT_TRUE(WriteWholeFile(path, "text\n"));
+  std::FILE* in = std::fopen(path.c_str(), "r");
+  ASSERT_NE(in, nullptr);
+  char buffer[16] = {};
+  EXPECT_EQ(std::fread(buffer, 1, sizeof buffer, in), 5u);
+  std::fclose(in);
+  ASSERT_EQ(symlink(path.c_str(), (dir_ + "/link").c_str()), 0);
+  auto linked = WriteWholeFile(dir_ + "/link", "x");
+  ASSERT_FALSE(linked);
+  EXPECT_EQ(linked.error().message, dir_ + "/link: cannot write: it is a symlink");
+  auto full = WriteWholeFile("/dev/full", "lost");
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.error().message, "/dev/full: cannot write: No space left on device");
 }
 
 }  // namespace

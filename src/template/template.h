@@ -55,7 +55,7 @@ class TemplateSet {
   // Parses `text`; every template that parses is added, every one that does not adds diagnostics
   // and is skipped (the rest of the file still loads). Returns the number of templates added.
   size_t AddText(std::string_view text, std::string_view file_name,
-                 std::vector<Diagnostic>& diagnostics);
+                 std::vector<Diagnostic>& diagnostics, int first_line = 1);
   // Reads and parses a file. Fails only when the file cannot be read.
   Result<size_t> AddFile(const std::string& path, std::vector<Diagnostic>& diagnostics);
 

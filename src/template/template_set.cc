@@ -3,11 +3,8 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "common/input_file.h"
 #include "template/compiled.h"
 #include "template/lexer.h"
 #include "template/parser.h"
@@ -54,7 +51,7 @@ TemplateSet::TemplateSet(TemplateSet&&) noexcept = default;
 TemplateSet& TemplateSet::operator=(TemplateSet&&) noexcept = default;
 
 size_t TemplateSet::AddText(std::string_view text, std::string_view file_name,
-                            std::vector<Diagnostic>& diagnostics) {
+                            std::vector<Diagnostic>& diagnostics, int first_line) {
   size_t added = 0;
   SourceText current;
   bool continuing = false;
@@ -69,7 +66,7 @@ size_t TemplateSet::AddText(std::string_view text, std::string_view file_name,
     }
     current = SourceText();
   };
-  int line_no = 0;
+  int line_no = first_line - 1;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
@@ -92,12 +89,9 @@ size_t TemplateSet::AddText(std::string_view text, std::string_view file_name,
 }
 
 Result<size_t> TemplateSet::AddFile(const std::string& path, std::vector<Diagnostic>& diagnostics) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("{}: cannot read template file: {}", path, std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return MakeError("{}: cannot read template file: {}", path, std::strerror(errno));
-  return AddText(buffer.str(), path, diagnostics);
+  auto text = ReadInputFile(path, kMaxTextInputBytes, "template files");
+  if (!text) return MakeError("cannot read template file {}", text.error().message);
+  return AddText(*text, path, diagnostics);
 }
 
 const Template* TemplateSet::Find(uint16_t id16) const {

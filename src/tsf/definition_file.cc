@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include "common/input_file.h"
 
 namespace rastrace::tsf {
 namespace {
@@ -175,11 +174,9 @@ Result<Module> ParseDefinitionText(std::string_view text, std::string_view file_
 }
 
 Result<Module> LoadDefinitionFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("{}: cannot open the trace definition file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseDefinitionText(text.str(), path);
+  auto text = ReadInputFile(path, kMaxTextInputBytes, "trace definition files");
+  if (!text) return text.error();
+  return ParseDefinitionText(*text, path);
 }
 
 }  // namespace rastrace::tsf

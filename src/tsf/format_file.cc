@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "common/input_file.h"
 #include "tsf/text_fields.h"
 
 namespace rastrace::tsf {
@@ -133,11 +133,9 @@ Result<FormatFile> ParseFormatText(std::string_view text, std::string_view name)
 }
 
 Result<FormatFile> LoadFormatFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("{}: cannot open the format file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseFormatText(text.str(), path);
+  auto text = ReadInputFile(path, kMaxTextInputBytes, "trace format files");
+  if (!text) return text.error();
+  return ParseFormatText(*text, path);
 }
 
 Result<FormatFile> CombineFormatFiles(const std::vector<std::pair<std::string, FormatFile>>& files,

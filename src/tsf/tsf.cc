@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include "common/input_file.h"
 
 namespace rastrace::tsf {
 
@@ -57,11 +56,9 @@ bool ParseOutput::HasErrors() const {
 }
 
 Result<ParseOutput> ParseTsfFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("{}: cannot open the trace source file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseTsf(text.str(), path);
+  auto text = ReadInputFile(path, kMaxTextInputBytes, "trace source files");
+  if (!text) return text.error();
+  return ParseTsf(*text, path);
 }
 
 }  // namespace rastrace::tsf

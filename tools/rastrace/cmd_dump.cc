@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "common/output_file.h"
 #include "event/raw_dump.h"
 #include "event/reader.h"
 
@@ -37,7 +38,10 @@ int RunDump(const DumpOptions& options) {
       status = 1;
     }
   }
-  std::fflush(stdout);
+  if (auto finished = FinishOutput(stdout); !finished) {
+    fmt::print(stderr, "rastrace dump: {}\n", finished.error().message);
+    return 1;
+  }
   return status;
 }
 

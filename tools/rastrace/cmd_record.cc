@@ -19,6 +19,7 @@
 
 #include "buffer/recover.h"
 #include "command.h"
+#include "common/exit_status.h"
 #include "recorder/options.h"
 
 // This command links the recorder but must not trace itself when RASTRACE_LOG is set around it.
@@ -154,6 +155,29 @@ bool RecoverEndedProcesses(const std::string& dir, const std::string& log) {
   return ok;
 }
 
+// Where the log goes must be a file the traced program can create: checked before it runs, so a
+// mistyped directory is not found out after the whole program ran.
+bool CheckLogPath(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fmt::print(stderr, "rastrace record: -o {}: is a directory\n", path);
+    return false;
+  }
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const std::string where = dir.empty() ? "." : dir;
+  if (stat(where.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fmt::print(stderr, "rastrace record: -o {}: cannot create: {}\n", path,
+               stat(where.c_str(), &st) != 0 ? std::strerror(errno) : "Not a directory");
+    return false;
+  }
+  if (access(where.c_str(), W_OK | X_OK) != 0) {
+    fmt::print(stderr, "rastrace record: -o {}: cannot create: {}\n", path, std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
 int RunRecord(const RecordArgs& args) {
   if (args.circular && args.single) {
     fmt::print(stderr, "rastrace record: -l (circular) and -f (single) exclude each other\n");
@@ -168,6 +192,7 @@ int RunRecord(const RecordArgs& args) {
     fmt::print(stderr, "rastrace record: {}\n", options.error().message);
     return 2;
   }
+  if (!CheckLogPath(options->log_path)) return kExitFailure;
   // A log left by an earlier run must not pass for this one's (with -c the library keeps it).
   std::error_code ignored;
   if (!options->keep_old) std::filesystem::remove(options->log_path, ignored);
@@ -221,15 +246,20 @@ int RunRecord(const RecordArgs& args) {
   sigaction(SIGQUIT, &old_quit, nullptr);
 
   const bool recovered = ring_dir.empty() || RecoverEndedProcesses(ring_dir, options->log_path);
-  if (!std::filesystem::exists(options->log_path, ignored)) {
+  // The command's own status, unless it succeeded and its log did not: then the log's failure.
+  bool log_ok = recovered;
+  if (options->log_path != "-" && !std::filesystem::exists(options->log_path, ignored)) {
     fmt::print(stderr,
                "rastrace record: {} wrote no log {} (is it linked with librastrace, and did it "
                "get as far as loading it?)\n",
                args.command[0], options->log_path);
+    log_ok = false;
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status) != 0 || recovered ? WEXITSTATUS(status) : 1;
+  if (WIFEXITED(status)) {
+    return WEXITSTATUS(status) != 0 || log_ok ? WEXITSTATUS(status) : kExitFailure;
+  }
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
+  return kExitFailure;
 }
 
 const CommandRegistration kRecord{Command{

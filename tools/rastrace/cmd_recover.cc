@@ -8,6 +8,7 @@
 
 #include "buffer/recover.h"
 #include "command.h"
+#include "common/output_file.h"
 
 namespace rastrace::cli {
 namespace {
@@ -29,6 +30,10 @@ int RunRecover(const RecoverArgs& args) {
       return 1;
     }
     for (uint64_t pid : *pids) fmt::print("{}\n", pid);
+    if (auto finished = FinishOutput(stdout); !finished) {
+      fmt::print(stderr, "rastrace recover: {}\n", finished.error().message);
+      return 1;
+    }
     return 0;
   }
   if (args.output.empty()) {

@@ -18,7 +18,8 @@ bool IsRastraceLog(std::span<const uint8_t> bytes) {
   return false;
 }
 
-LogRecords ReadLogRecords(const std::string& path) {
+LogRecords ReadLogRecords(const std::string& path,
+                          const std::function<void(const stda::Record&)>& each) {
   LogRecords out;
   auto reader = event::LogReader::Open(path);
   if (!reader) {
@@ -48,6 +49,8 @@ LogRecords ReadLogRecords(const std::string& path) {
     }
     if (e.hook_id == event::kHookLost && !e.generic && e.word_count >= 1) out.lost += e.words[0];
     if (e.hook_id != event::kHookDynamicTracepoint || !e.generic) continue;
+    ++out.records;
+    if (!each) continue;
     stda::Record r;
     r.major = static_cast<uint16_t>(e.generic_word & 0xFFFF);
     r.flags = static_cast<uint8_t>(e.generic_word >> 16);
@@ -59,7 +62,7 @@ LogRecords ReadLogRecords(const std::string& path) {
       r.time = stda::LocalTimestamp(have_start ? start_s * 1000000000u + (ns - origin_ns) : ns);
     }
     r.data.assign(e.buffer.begin(), e.buffer.end());
-    out.records.push_back(std::move(r));
+    each(r);
   }
   if (status == event::ReadStatus::kError) {
     out.problems.push_back({reader->offset(), reader->error().message});

@@ -1,17 +1,24 @@
 // tracefmt: formats a TRACEFMT save file (an STDA snapshot), or the tracepoint hits of a rastrace
 // log (hook 00C), with trace format files.
-// Exit status: 0 when the buffer was read to a normal end, 2 when corruption was reported, 1 when
-// the save file could not be read or a format file is broken.
+// Exit status: 0 when the buffer was read to a normal end, 2 when corruption was reported (or the
+// command line is wrong), 1 when the save file could not be read, a format file is broken or the
+// output could not be written.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <tuple>
 
+#include "common/output_file.h"
+#include "common/usage_exit.h"
 #include "filters.h"
 #include "log_input.h"
 #include "stda/report.h"
@@ -31,6 +38,37 @@ std::string StampText(const rastrace::stda::Stamp& s) {
                      s.minute, s.second, s.hundredths);
 }
 
+// The largest save file: its header and an STDA, whose 2-byte offsets address at most 64 KiB.
+constexpr size_t kMaxSaveFileBytes = rastrace::stda::kSaveHeaderSize + 0x10000;
+
+// What tracefmt prints goes out in pieces of about this size, so a log of any size is formatted
+// in bounded memory.
+constexpr size_t kFlushBytes = size_t{1} << 20;
+
+class Output {
+ public:
+  std::string& text() { return text_; }
+  void MaybeFlush() {
+    if (text_.size() >= kFlushBytes) Flush();
+  }
+  void Flush() {
+    if (!text_.empty()) std::fwrite(text_.data(), 1, text_.size(), stdout);
+    text_.clear();
+  }
+  // 1 (with a message) when anything could not be written, else `status`.
+  int Finish(int status) {
+    Flush();
+    if (auto finished = rastrace::FinishOutput(stdout); !finished) {
+      fmt::print(stderr, "tracefmt: {}\n", finished.error().message);
+      return 1;
+    }
+    return status;
+  }
+
+ private:
+  std::string text_;
+};
+
 // The records that pass the filters, then the summary: the same for a save file and a log.
 struct Shown {
   size_t shown = 0, formatted = 0;
@@ -39,25 +77,20 @@ struct Shown {
   size_t lost_records = 0;  // lost-hits records: not counted as records
 };
 
-Shown AppendRecords(const std::vector<rastrace::stda::Record>& records, Format format,
-                    const rastrace::tracefmt::Filters& filters,
-                    rastrace::stda::FormatLibrary& library, std::string& out) {
-  Shown s;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const auto& r = records[i];
-    if (r.lost_hits()) {
-      s.lost += r.lost_count();
-      ++s.lost_records;
-      continue;
-    }
-    if (!filters.Accepts(r)) continue;
-    ++s.shown;
-    ++s.by_major[r.major];
-    const rastrace::tsf::FormatFile* file = library.Find(r.major);
-    const rastrace::tsf::TracepointFormat* entry = file ? file->Find(r.minor) : nullptr;
-    s.formatted += rastrace::stda::AppendRecordText(i + 1, r, format, entry, out) ? 1 : 0;
+void AppendRecord(size_t sequence, const rastrace::stda::Record& r, Format format,
+                  const rastrace::tracefmt::Filters& filters,
+                  rastrace::stda::FormatLibrary& library, Shown& s, std::string& out) {
+  if (r.lost_hits()) {
+    s.lost += r.lost_count();
+    ++s.lost_records;
+    return;
   }
-  return s;
+  if (!filters.Accepts(r)) return;
+  ++s.shown;
+  ++s.by_major[r.major];
+  const rastrace::tsf::FormatFile* file = library.Find(r.major);
+  const rastrace::tsf::TracepointFormat* entry = file ? file->Find(r.minor) : nullptr;
+  s.formatted += rastrace::stda::AppendRecordText(sequence, r, format, entry, out) ? 1 : 0;
 }
 
 void AppendSummary(const Shown& s, size_t total, std::string_view where, std::string& out) {
@@ -77,24 +110,70 @@ void AppendSummary(const Shown& s, size_t total, std::string_view where, std::st
 }
 
 // A rastrace log: its 00C events (tracepoint hits of majors up to 0xFFFF) formatted like STDA
-// records with their timestamps. Exit status as for a save file.
+// records with their timestamps. Exit status as for a save file. The log is read twice, streaming:
+// once for the counts of the heading, once to format.
 int FormatLog(const std::string& path, const std::string& tff_dir,
               const rastrace::tracefmt::Filters& filters, bool no_summary) {
-  const rastrace::tracefmt::LogRecords log = rastrace::tracefmt::ReadLogRecords(path);
-  for (const auto& p : log.problems) fmt::print(stderr, "tracefmt: {}\n", p.message);
-  std::string out = fmt::format("Log file {}: rastrace trace log, {} events, {} tracepoint hits\n",
-                                path, log.events, log.records.size());
+  const rastrace::tracefmt::LogRecords counted = rastrace::tracefmt::ReadLogRecords(path);
+  for (const auto& p : counted.problems) fmt::print(stderr, "tracefmt: {}\n", p.message);
+  Output output;
+  std::string& out = output.text();
+  out += fmt::format("Log file {}: rastrace trace log, {} events, {} tracepoint hits\n", path,
+                     counted.events, counted.records);
   rastrace::stda::FormatLibrary library(tff_dir);
-  Shown s = AppendRecords(log.records, Format::kNew, filters, library, out);
-  s.lost += log.lost;
+  Shown s;
+  size_t sequence = 0;
+  rastrace::tracefmt::ReadLogRecords(path, [&](const rastrace::stda::Record& r) {
+    AppendRecord(++sequence, r, Format::kNew, filters, library, s, out);
+    output.MaybeFlush();
+  });
+  s.lost += counted.lost;
   if (!no_summary) {
-    AppendSummary(s, log.records.size(), "log", out);
-    for (const auto& p : log.problems) out += fmt::format("Corruption: {}\n", p.message);
+    AppendSummary(s, counted.records, "log", out);
+    for (const auto& p : counted.problems) out += fmt::format("Corruption: {}\n", p.message);
   }
-  fmt::print("{}", out);
+  int status = library.errors().empty() ? 0 : 1;
+  if (!counted.problems.empty()) status = counted.events == 0 ? 1 : 2;
+  status = output.Finish(status);
   for (const std::string& e : library.errors()) fmt::print(stderr, "tracefmt: {}\n", e);
-  if (!log.problems.empty()) return log.events == 0 ? 1 : 2;
-  return library.errors().empty() ? 0 : 1;
+  return status;
+}
+
+// The first kMaxSaveFileBytes bytes of the input, and whether it holds more (how much, for a
+// regular file). A directory, or an input that cannot be read, is an error.
+struct SaveInput {
+  std::vector<uint8_t> bytes;
+  bool more = false;
+  std::optional<uint64_t> file_bytes;  // a regular file's size
+};
+
+rastrace::Result<SaveInput> ReadSaveInput(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return rastrace::MakeError("{}: cannot open the save file: {}", path, std::strerror(errno));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    return rastrace::MakeError("{}: is a directory, not a save file", path);
+  }
+  SaveInput in;
+  if (S_ISREG(st.st_mode)) in.file_bytes = static_cast<uint64_t>(st.st_size);
+  in.bytes.resize(kMaxSaveFileBytes + 1);
+  size_t got = 0;
+  while (got < in.bytes.size()) {
+    const ssize_t n = read(fd, in.bytes.data() + got, in.bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return rastrace::MakeError("{}: read error: {}", path, std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  in.more = got > kMaxSaveFileBytes;
+  in.bytes.resize(std::min(got, kMaxSaveFileBytes));
+  return in;
 }
 
 }  // namespace
@@ -125,7 +204,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;
+    return rastrace::UsageExit(app, e);
   }
 
   rastrace::tracefmt::Filters filters;
@@ -135,29 +214,39 @@ int main(int argc, char** argv) {
     auto parsed = rastrace::tracefmt::ParseNumberList(*list, max, what);
     if (!parsed) {
       fmt::print(stderr, "tracefmt: {}\n", parsed.error().message);
-      return 1;
+      return 2;
     }
     *out = std::move(parsed.value());
   }
 
-  std::ifstream in(save_path, std::ios::binary);
-  if (!in) {
-    fmt::print(stderr, "tracefmt: {}: cannot open the save file\n", save_path);
+  auto input = ReadSaveInput(save_path);
+  if (!input) {
+    fmt::print(stderr, "tracefmt: {}\n", input.error().message);
     return 1;
   }
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
-  if (rastrace::tracefmt::IsRastraceLog(bytes)) {
+  if (rastrace::tracefmt::IsRastraceLog(input->bytes)) {
     return FormatLog(save_path, tff_dir, filters, no_summary);
   }
-  const rastrace::stda::SaveFile save = rastrace::stda::ReadSaveFile(bytes);
-  const auto& c = save.contents;
+  rastrace::stda::SaveFile save = rastrace::stda::ReadSaveFile(input->bytes);
+  auto& c = save.contents;
+  if (input->more) {
+    // Past an STDA's 64 KiB there is nothing a save file can hold: only the first part is read.
+    c.problems.insert(
+        c.problems.begin(),
+        {kMaxSaveFileBytes,
+         fmt::format("{} larger than any save file ({} bytes: the header and a 64 KiB STDA); "
+                     "only its first {} bytes are read",
+                     input->file_bytes ? fmt::format("the file is {} bytes,", *input->file_bytes)
+                                       : std::string("the input is"),
+                     kMaxSaveFileBytes, kMaxSaveFileBytes)});
+  }
   for (const auto& p : c.problems) {
     fmt::print(stderr, "tracefmt: {}: offset {:#x} ({}): {}\n", save_path, p.offset, p.offset,
                p.message);
   }
 
-  std::string out;
+  Output output;
+  std::string& out = output.text();
   out += fmt::format(
       "Save file {}: saved {}, {} STDA of {} bytes (FIRST {:#06x} LAST {:#06x} "
       "NEXT {:#06x})\n",
@@ -172,7 +261,10 @@ int main(int argc, char** argv) {
   }
 
   rastrace::stda::FormatLibrary library(tff_dir);
-  Shown shown = AppendRecords(c.records, c.format, filters, library, out);
+  Shown shown;
+  for (size_t i = 0; i < c.records.size(); ++i) {
+    AppendRecord(i + 1, c.records[i], c.format, filters, library, shown, out);
+  }
   if (!no_summary) {
     AppendSummary(shown, c.records.size(), "buffer", out);
     if (c.corrupt()) {
@@ -184,8 +276,8 @@ int main(int argc, char** argv) {
       }
     }
   }
-  fmt::print("{}", out);
+  int status = c.corrupt() ? 2 : library.errors().empty() ? 0 : 1;
+  status = output.Finish(status);
   for (const std::string& e : library.errors()) fmt::print(stderr, "tracefmt: {}\n", e);
-  if (c.corrupt()) return 2;
-  return library.errors().empty() ? 0 : 1;
+  return status;
 }

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/exit_status.h"
 #include "common/output_file.h"
 #include "report/options.h"
 #include "report/report.h"
@@ -30,6 +31,11 @@ bool LoadTemplates(const std::string& path, bool quiet, rastrace::tmpl::Template
   for (const auto& diagnostic : diagnostics) {
     if (!diagnostic.warning) ++errors;
     if (!quiet) std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());
+  }
+  if (*added == 0 && diagnostics.empty()) {
+    // Nothing to format any event with: every event would be "UNDEFINED TRACE ID".
+    std::fprintf(stderr, "trcrpt: %s: no templates in the file\n", path.c_str());
+    return false;
   }
   return true;
 }
@@ -61,7 +67,7 @@ int Run(int argc, char** argv) {
   if (!parsed) {
     std::fprintf(stderr, "trcrpt: %s\n(trcrpt --help lists the flags)\n",
                  parsed.error().message.c_str());
-    return 1;
+    return rastrace::kExitUsage;
   }
   ReportOptions& options = *parsed;
   if (options.help) {
@@ -79,6 +85,10 @@ int Run(int argc, char** argv) {
   if (options.check_templates) return errors == 0 ? 0 : 1;
   if (options.list_ids) {
     ListIds(templates, stdout);
+    if (auto finished = rastrace::FinishOutput(stdout); !finished) {
+      std::fprintf(stderr, "trcrpt: %s\n", finished.error().message.c_str());
+      return 1;
+    }
     return 0;
   }
   if (options.logs.empty()) options.logs.emplace_back("/var/adm/ras/trcfile");
@@ -94,6 +104,7 @@ int Run(int argc, char** argv) {
     file.reset(*opened);
     out = file.get();
   }
+  // RunReport checks its own writes ("error writing the report", status 1).
   int status = rastrace::report::RunReport(options, templates, out, stderr);
   if (file && std::fclose(file.release()) != 0) {
     std::perror(("trcrpt: " + options.output_file).c_str());

@@ -1,5 +1,6 @@
 // trcupdate: adds, replaces and deletes templates of a template file from an update file, or
 // extracts templates (docs/trcrpt.md, "trcupdate").
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,12 +8,13 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/exit_status.h"
+#include "common/input_file.h"
+#include "common/output_file.h"
 #include "report/id_list.h"
 #include "report/template_path.h"
 #include "report/update_file.h"
@@ -36,26 +38,24 @@ struct Args {
   std::string update_file;
 };
 
-bool ReadFile(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return !in.bad();
+// Template and update files are read whole, up to common/input_file.h's limit.
+rastrace::Result<std::string> ReadFile(const std::string& path, std::string_view what) {
+  return rastrace::ReadInputFile(path, rastrace::kMaxTextInputBytes, what);
+}
+
+// Writes `text` to `path` whole, never through a symlink; false after a message.
+bool WriteWholeFile(const std::string& path, const std::string& text) {
+  auto written = rastrace::WriteWholeFile(path, text);
+  if (!written) std::fprintf(stderr, "trcupdate: %s\n", written.error().message.c_str());
+  return written.ok();
 }
 
 // Replaces `path` with `text` through a temporary file and rename, keeping the file's mode.
 bool WriteFileAtomically(const std::string& path, const std::string& text) {
   std::string temporary = path + ".trcupdate.tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) ||
-        !out.flush()) {
-      std::fprintf(stderr, "trcupdate: %s: %s\n", temporary.c_str(), std::strerror(errno));
-      ::unlink(temporary.c_str());
-      return false;
-    }
+  if (!WriteWholeFile(temporary, text)) {
+    ::unlink(temporary.c_str());
+    return false;
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) ::chmod(temporary.c_str(), st.st_mode & 07777);
@@ -120,47 +120,50 @@ int Extract(const Args& args, const std::string& template_text) {
   }
   std::string text = rastrace::report::ExtractTemplates(template_text, ids);
   if (args.update_file.empty()) {
-    std::fputs(text.c_str(), stdout);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (auto finished = rastrace::FinishOutput(stdout); !finished) {
+      std::fprintf(stderr, "trcupdate: %s\n", finished.error().message.c_str());
+      return 1;
+    }
     return 0;
   }
-  std::ofstream out(args.update_file, std::ios::binary | std::ios::trunc);
-  if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size()))) {
-    std::fprintf(stderr, "trcupdate: %s: %s\n", args.update_file.c_str(), std::strerror(errno));
-    return 1;
-  }
-  return 0;
+  return WriteWholeFile(args.update_file, text) ? 0 : 1;
 }
 
 int Run(int argc, char** argv) {
   Args args;
-  if (!ParseArgs(argc, argv, args)) return 1;
+  if (!ParseArgs(argc, argv, args)) return rastrace::kExitUsage;
   std::string template_path =
       args.template_file.empty() ? rastrace::report::FindDefaultTemplateFile() : args.template_file;
   if (template_path.empty()) {
     std::fprintf(stderr, "trcupdate: no template file: give one with -t\n");
     return 1;
   }
-  std::string template_text;
-  if (!ReadFile(template_path, template_text)) {
-    std::fprintf(stderr, "trcupdate: %s: %s\n", template_path.c_str(), std::strerror(errno));
+  auto template_read = ReadFile(template_path, "template files");
+  if (!template_read) {
+    std::fprintf(stderr, "trcupdate: %s\n", template_read.error().message.c_str());
     return 1;
   }
+  const std::string& template_text = *template_read;
   if (args.extract) return Extract(args, template_text);
 
   if (args.update_file.empty()) {
     std::fprintf(stderr, "trcupdate: no update file\n%s", kUsage.data());
-    return 1;
+    return rastrace::kExitUsage;
   }
   // As on AIX, "name" also finds "name.trc".
   std::string update_path = args.update_file;
-  std::string update_text;
-  if (!ReadFile(update_path, update_text)) {
-    if (!ReadFile(update_path + ".trc", update_text)) {
-      std::fprintf(stderr, "trcupdate: %s: %s\n", update_path.c_str(), std::strerror(errno));
-      return 1;
-    }
+  auto update_read = ReadFile(update_path, "update files");
+  if (!update_read && access(update_path.c_str(), F_OK) != 0 &&
+      access((update_path + ".trc").c_str(), F_OK) == 0) {
     update_path += ".trc";
+    update_read = ReadFile(update_path, "update files");
   }
+  if (!update_read) {
+    std::fprintf(stderr, "trcupdate: %s\n", update_read.error().message.c_str());
+    return 1;
+  }
+  const std::string& update_text = *update_read;
   auto ops = rastrace::report::ParseUpdateFile(update_text, update_path);
   if (!ops) {
     std::fprintf(stderr, "trcupdate: %s\n", ops.error().message.c_str());
@@ -172,10 +175,7 @@ int Run(int argc, char** argv) {
     if (op.kind != rastrace::report::UpdateOp::Kind::kAdd) continue;
     rastrace::tmpl::TemplateSet check;
     std::vector<rastrace::tmpl::Diagnostic> diagnostics;
-    // Padding with newlines keeps the line numbers of the update file in the messages.
-    std::string text(static_cast<size_t>(op.line - 1), '\n');
-    text += op.text;
-    check.AddText(text, update_path, diagnostics);
+    check.AddText(op.text, update_path, diagnostics, op.line);
     for (const auto& diagnostic : diagnostics) {
       if (!diagnostic.warning) ++errors;
       std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "actions.h"
+#include "common/output_file.h"
 #include "tsf/definition_file.h"
 #include "tsf/format_file.h"
 #include "tsf/static_header.h"
@@ -16,19 +17,8 @@ namespace rastrace::trcust {
 
 bool WriteText(const std::filesystem::path& path, const std::string& text) {
   // Never through a symlink: the output directory may be shared.
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  bool ok = fd >= 0;
-  for (size_t done = 0; ok && done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<size_t>(n);
-  }
-  const int err = errno;
-  if (fd >= 0 && close(fd) != 0) ok = false;
-  if (!ok) {
-    fmt::print(stderr, "trcust: {}: cannot write: {}\n", path.string(),
-               err == ELOOP ? "it is a symlink" : std::strerror(err));
+  if (auto written = WriteWholeFile(path.string(), text); !written) {
+    fmt::print(stderr, "trcust: {}\n", written.error().message);
     return false;
   }
   return true;

@@ -2,10 +2,26 @@
 // (TRCxxxx.TFF) and a trace definition file (TRCxxxx.TDF), or into a C/C++ header of static
 // tracepoints; combines format files of one major (`trcust LIST /C=DEST.TFF`).
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "actions.h"
+#include "common/output_file.h"
+#include "common/usage_exit.h"
+
+namespace {
+
+// What trcust printed must have arrived too.
+int Finish(int status) {
+  if (auto finished = rastrace::FinishOutput(stdout); !finished) {
+    std::fprintf(stderr, "trcust: %s\n", finished.error().message.c_str());
+    return rastrace::kExitFailure;
+  }
+  return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // OS/2 spelling: /C=DEST.TFF (or /C:DEST.TFF) is --combine DEST.TFF.
@@ -39,15 +55,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    const int status = app.exit(e);
-    return status == 0 ? 0 : 2;
+    return rastrace::UsageExit(app, e);
   }
   if (!combine.empty()) {
     if (!header.empty() || !output_dir.empty()) {
       std::fprintf(stderr, "trcust: --combine does not go with -o or --header\n");
       return 2;
     }
-    return rastrace::trcust::Combine(inputs, combine);
+    return Finish(rastrace::trcust::Combine(inputs, combine));
   }
   if (inputs.size() != 1) {
     std::fprintf(stderr, "trcust: give one trace source file to compile (got %zu)\n",
@@ -55,5 +70,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (header.empty() && output_dir.empty()) output_dir = ".";
-  return rastrace::trcust::Compile(inputs[0], output_dir, header);
+  return Finish(rastrace::trcust::Compile(inputs[0], output_dir, header));
 }
