@@ -75,6 +75,7 @@ void MakeSessionLog(const std::string& path, uint64_t events) {
     random ^= random << 17;
     return random;
   };
+  session::SyscallTable syscalls;
   auto map = [&](uint32_t tid, uint32_t pid, uint32_t cpu, std::string_view name,
                  std::string_view text) {
     session::TraceLine line;
@@ -86,7 +87,10 @@ void MakeSessionLog(const std::string& path, uint64_t events) {
     line.timestamp_ns = now;
     line.event = name;
     line.body = text;
-    written += mapper.Map(line, out);
+    session::KernelEvent kernel_event;
+    if (session::ToKernelEvent(line, syscalls, kernel_event)) {
+      written += mapper.Map(kernel_event, out);
+    }
   };
   while (written < events) {
     const uint32_t p = static_cast<uint32_t>(round % kProcesses);

@@ -133,11 +133,16 @@ LogBuilder Kernel() {
       "prev_prio=120 prev_state=R ==> next_comm=swapper/0 next_pid=0 next_prio=120",
       "cat-601 (600) [001] ..... 1.001000: sys_enter: NR 0 (4, 7ffd2000, 1000, 0, 0, 0)",
   };
+  session::SyscallTable syscalls;
   for (const char* text : lines) {
     auto line = session::ParseTraceLine(text);
     if (!line) throw std::invalid_argument(line.error().message);
+    session::KernelEvent kernel_event;
+    if (!session::ToKernelEvent(*line, syscalls, kernel_event)) {
+      throw std::invalid_argument(std::string("not a kernel event rastrace maps: ") + text);
+    }
     std::vector<uint8_t> out;
-    mapper.Map(*line, out);
+    mapper.Map(kernel_event, out);
     log.Raw(out);
   }
   log.Hook(event::kHookLost, 0, {5, 0}, 0, 1'001'100'000);

@@ -1,6 +1,7 @@
 #include "session/kernel_collector.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -67,6 +68,21 @@ std::vector<std::pair<uint32_t, uint32_t>> RunningThreads() {
   return out;
 }
 
+uint32_t ParentPid(uint32_t pid) {
+  // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold blanks and parentheses.
+  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[512];
+  const ssize_t n = read(fd, buffer, sizeof buffer - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  std::string_view stat(buffer, static_cast<size_t>(n));
+  const size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string_view::npos || close_paren + 4 >= stat.size()) return 0;
+  std::string_view rest = stat.substr(close_paren + 4);
+  return static_cast<uint32_t>(ParseNumber(rest.substr(0, rest.find(' '))).value_or(0));
+}
+
 std::vector<uint32_t> ThreadsOf(uint32_t pid) {
   return NumericEntries("/proc/" + std::to_string(pid) + "/task");
 }
@@ -88,24 +104,33 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
   if (!instance) return instance.error();
   // Only the binary reader polls per cpu; an older kernel without the file wakes at any data.
   if (binary) (void)instance->SetWakeupPercent(kWakeupPercent);
-  std::unique_ptr<RawPipeReader> raw;
-  if (binary) {
-    auto opened = RawPipeReader::Open(tracefs, instance->path(), allowed);
-    if (opened) {
-      raw = std::move(*opened);
-    } else {
-      notice = "trace: kernel events are read as text (trace_pipe), not from the binary buffers: " +
-               opened.error().message;
-    }
-  }
   event::WriterOptions options;
   options.overwrite = true;
   auto writer = event::LogWriter::Create(log_path, options);
   if (!writer) return writer.error();
   std::unique_ptr<KernelCollector> collector(
-      new KernelCollector(std::move(*instance), std::move(*writer), allowed));
-  if (raw) SetReaderClock(*raw, clock);
-  collector->raw_ = std::move(raw);
+      new KernelCollector(tracefs, std::move(*instance), std::move(*writer), allowed));
+  const std::vector<std::string>& tracepoints = collector->instance_.tracepoints();
+  if (binary) {
+    auto opened = RawPipeReader::Open(tracefs, collector->instance_.path(), tracepoints,
+                                      collector->syscalls_);
+    if (opened) {
+      collector->raw_ = std::move(*opened);
+      SetReaderClock(*collector->raw_, clock);
+    } else {
+      notice = "trace: kernel events are read as text (trace_pipe), not from the binary buffers: " +
+               opened.error().message;
+    }
+  }
+  if (!collector->raw_) {
+    // The text lines name the system call; its format names the arguments.
+    for (const std::string& tracepoint : tracepoints) {
+      if (!tracepoint.starts_with("syscalls/sys_enter_")) continue;
+      if (auto format = ReadEventFormat(tracefs + "/events/" + tracepoint + "/format")) {
+        (void)collector->syscalls_.AddFormat(*format);
+      }
+    }
+  }
   for (auto [tid, pid] : known_threads) collector->mapper_.KnowThread(tid, pid);
   collector->per_cpu_ = per_cpu;
   collector->log_path_ = log_path;
@@ -113,11 +138,14 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
   return collector;
 }
 
-KernelCollector::KernelCollector(TracefsInstance instance, event::LogWriter writer,
-                                 const std::bitset<65536>& allowed)
-    : instance_(std::move(instance)),
+KernelCollector::KernelCollector(std::string tracefs, TracefsInstance instance,
+                                 event::LogWriter writer, const std::bitset<65536>& allowed)
+    : tracefs_(std::move(tracefs)),
+      instance_(std::move(instance)),
       writer_(std::move(writer)),
-      mapper_(allowed, [](uint32_t pid) { return ExePath(pid); }) {}
+      mapper_(
+          allowed, [](uint32_t pid) { return ExePath(pid); },
+          [](uint32_t pid) { return ParentPid(pid); }) {}
 
 KernelCollector::~KernelCollector() {
   stop_.store(true);
@@ -134,27 +162,32 @@ Result<void> KernelCollector::ExcludeTasks(std::span<const uint32_t> tids) {
 
 void KernelCollector::Consume(std::string_view line) {
   auto parsed = ParseTraceLine(line);
-  if (!parsed) {
+  KernelEvent event;
+  if (!parsed || !ToKernelEvent(*parsed, syscalls_, event)) {
     // "CPU:2 [LOST 340 EVENTS]" is how trace_pipe reports losses; the per-cpu stats count them.
     ++totals_.bad_lines;
     return;
   }
-  ConsumeParsed(*parsed);
+  if (event.kind == KernelEventKind::kFork && event.values[1] != 0 &&
+      event.values[1] <= UINT32_MAX) {
+    // Whether the child is a thread or a process: its process, while it still runs.
+    event.child_tgid = LookUpTask(static_cast<uint32_t>(event.values[1]), tracefs_).tgid;
+  }
+  ConsumeEvent(event);
 }
 
-void KernelCollector::ConsumeParsed(const TraceLine& line) {
-  const TraceLine* parsed = &line;
+void KernelCollector::ConsumeEvent(const KernelEvent& event) {
   if (!per_cpu_) {
-    totals_.events += mapper_.Map(*parsed, staged_);
+    totals_.events += mapper_.Map(event, staged_);
     return;
   }
   line_events_.clear();
-  totals_.events += mapper_.Map(*parsed, line_events_);
+  totals_.events += mapper_.Map(event, line_events_);
   if (line_events_.empty()) return;
-  auto it = cpu_logs_.find(parsed->cpu);
+  auto it = cpu_logs_.find(event.cpu);
   if (it == cpu_logs_.end()) {
     std::string path = log_path_;
-    path.insert(path.size() - 4, "-" + std::to_string(parsed->cpu));
+    path.insert(path.size() - 4, "-" + std::to_string(event.cpu));
     event::WriterOptions options;
     options.overwrite = true;
     auto writer = event::LogWriter::Create(path, options);
@@ -162,7 +195,7 @@ void KernelCollector::ConsumeParsed(const TraceLine& line) {
       if (!error_) error_ = writer.error();
       return;
     }
-    it = cpu_logs_.emplace(parsed->cpu, std::make_pair(std::move(*writer), std::vector<uint8_t>()))
+    it = cpu_logs_.emplace(event.cpu, std::make_pair(std::move(*writer), std::vector<uint8_t>()))
              .first;
   }
   auto& staged = it->second.second;
@@ -185,7 +218,7 @@ void KernelCollector::FlushStaged(bool all) {
 bool KernelCollector::ReadAvailable() {
   if (raw_) {
     bool any = false;
-    while (raw_->ReadAvailable([this](const TraceLine& line) { ConsumeParsed(line); })) {
+    while (raw_->ReadAvailable([this](const KernelEvent& event) { ConsumeEvent(event); })) {
       any = true;
       FlushStaged(false);
     }
@@ -238,7 +271,7 @@ Result<KernelTotals> KernelCollector::Finish() {
   while (ReadAvailable()) {
   }
   if (raw_) {
-    raw_->Flush([this](const TraceLine& line) { ConsumeParsed(line); });
+    raw_->Flush([this](const KernelEvent& event) { ConsumeEvent(event); });
   }
   if (!pending_.empty()) {
     Consume(pending_);

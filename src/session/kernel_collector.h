@@ -16,6 +16,7 @@
 #include "event/writer.h"
 #include "session/kernel_events.h"
 #include "session/raw_reader.h"
+#include "session/syscall_table.h"
 #include "session/tracefs.h"
 
 namespace rastrace::session {
@@ -49,16 +50,18 @@ class KernelCollector {
   Result<KernelTotals> Finish();
 
  private:
-  KernelCollector(TracefsInstance instance, event::LogWriter writer,
+  KernelCollector(std::string tracefs, TracefsInstance instance, event::LogWriter writer,
                   const std::bitset<65536>& allowed);
   void Run();
   // Reads what the pipe holds now; false at end of data.
   bool ReadAvailable();
   void Consume(std::string_view line);
-  void ConsumeParsed(const TraceLine& line);
+  void ConsumeEvent(const KernelEvent& event);
   void FlushStaged(bool all);
 
+  std::string tracefs_;
   TracefsInstance instance_;
+  SyscallTable syscalls_;               // before raw_, which refers to it
   std::unique_ptr<RawPipeReader> raw_;  // the binary buffers, when used
   std::optional<event::LogWriter> writer_;
   KernelEventMapper mapper_;
@@ -80,5 +83,7 @@ std::vector<std::pair<uint32_t, uint32_t>> RunningThreads();
 std::vector<uint32_t> ThreadsOf(uint32_t pid);
 // /proc/<pid>/exe, or "" when it cannot be read.
 std::string ExePath(uint32_t pid);
+// The parent of process `pid` from /proc/<pid>/stat, or 0 when it cannot be read.
+uint32_t ParentPid(uint32_t pid);
 
 }  // namespace rastrace::session

@@ -1,5 +1,9 @@
 #include "session/kernel_events.h"
 
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <cstddef>
 
@@ -8,29 +12,10 @@
 
 namespace rastrace::session {
 
-namespace {
-
-struct SyscallEntry {
-  uint16_t nr;
-  const char* name;
-};
-
-// Generated at build time from <asm/unistd_64.h> (src/session/CMakeLists.txt).
-constexpr SyscallEntry kSyscalls[] = {
-#include "syscall_names.inc"
-};
-
-uint64_t Number(std::optional<std::string_view> text, int base = 10) {
-  if (!text) return 0;
-  return ParseNumber(*text, base).value_or(0);
-}
-
-}  // namespace
-
 std::span<const KernelSource> KernelSources() {
   static constexpr KernelSource kSources[] = {
-      {"raw_syscalls/sys_enter", kHookSystemCall},
-      {"raw_syscalls/sys_exit", kHookSyscallReturn},
+      {"syscalls/sys_enter_*", kHookSystemCall, "raw_syscalls/sys_enter"},
+      {"syscalls/sys_exit_*", kHookSyscallReturn, "raw_syscalls/sys_exit"},
       {"sched/sched_switch", kHookDispatch},
       {"sched/sched_process_fork", kHookFork},
       {"sched/sched_process_exec", kHookExec},
@@ -43,32 +28,47 @@ std::span<const KernelSource> KernelSources() {
   return kSources;
 }
 
-std::string_view SyscallName(uint64_t nr, std::string& scratch) {
-  // The table is sorted by number (the header defines them in order); search it.
-  size_t low = 0, high = std::size(kSyscalls);
-  while (low < high) {
-    const size_t mid = (low + high) / 2;
-    if (kSyscalls[mid].nr < nr) {
-      low = mid + 1;
-    } else {
-      high = mid;
+std::vector<std::string> KernelTracepoints(const std::string& events_dir,
+                                           const std::bitset<65536>& allowed) {
+  std::vector<std::string> out;
+  for (const KernelSource& source : KernelSources()) {
+    if (!allowed.test(source.hook)) continue;
+    const std::string_view tracepoint = source.tracepoint;
+    const size_t found = out.size();
+    if (tracepoint.ends_with('*')) {
+      const size_t slash = tracepoint.find('/');
+      const std::string system(tracepoint.substr(0, slash));
+      const std::string_view prefix = tracepoint.substr(slash + 1, tracepoint.size() - slash - 2);
+      std::vector<std::string> names;
+      if (DIR* dir = opendir((events_dir + "/" + system).c_str())) {
+        while (const dirent* entry = readdir(dir)) {
+          const std::string_view name = entry->d_name;
+          if (name.starts_with(prefix) && name.size() > prefix.size()) names.emplace_back(name);
+        }
+        closedir(dir);
+      }
+      std::sort(names.begin(), names.end());
+      for (const std::string& name : names) out.push_back(system + "/" + name);
+    } else if (access((events_dir + "/" + std::string(tracepoint)).c_str(), F_OK) == 0) {
+      out.emplace_back(tracepoint);
+    }
+    if (out.size() == found && source.fallback != nullptr &&
+        access((events_dir + "/" + source.fallback).c_str(), F_OK) == 0) {
+      out.emplace_back(source.fallback);
     }
   }
-  if (low < std::size(kSyscalls) && kSyscalls[low].nr == nr) return kSyscalls[low].name;
-  scratch = "nr" + std::to_string(nr);
-  return scratch;
+  return out;
 }
 
-KernelEventMapper::KernelEventMapper(const std::bitset<65536>& allowed, ExePath exe_path)
-    : allowed_(allowed), exe_path_(std::move(exe_path)) {}
+KernelEventMapper::KernelEventMapper(const std::bitset<65536>& allowed, ExePath exe_path,
+                                     ParentOf parent_of)
+    : allowed_(allowed), exe_path_(std::move(exe_path)), parent_of_(std::move(parent_of)) {}
 
 void KernelEventMapper::KnowThread(uint32_t tid, uint32_t /*pid*/) {
   known_threads_.insert(tid);
 }
 
-void KernelEventMapper::SeeThread(uint32_t tid, uint32_t pid, std::string_view comm,
-                                  uint64_t timestamp, std::vector<uint8_t>& out) {
-  if (tid == 0 || pid == 0 || !known_threads_.insert(tid).second) return;
+const std::string& KernelEventMapper::PathOf(uint32_t pid) {
   // Read again for every new thread, after its event: a path kept from an earlier read may be
   // from before an exec whose EXEC event was lost, and would name the process by its old
   // executable from this event on. The kept one serves only when the process is gone.
@@ -76,137 +76,142 @@ void KernelEventMapper::SeeThread(uint32_t tid, uint32_t pid, std::string_view c
   if (exe_path_) {
     if (std::string now = exe_path_(pid); !now.empty()) path = std::move(now);
   }
+  return path;
+}
+
+uint32_t KernelEventMapper::ParentOfProcess(uint32_t pid) {
+  auto [it, added] = parents_.try_emplace(pid, 0);
+  if (added && parent_of_) it->second = parent_of_(pid);
+  return it->second;
+}
+
+void KernelEventMapper::SeeThread(uint32_t tid, uint32_t pid, std::string_view comm,
+                                  uint64_t timestamp, std::vector<uint8_t>& out) {
+  if (tid == 0 || pid == 0 || !known_threads_.insert(tid).second) return;
+  const std::string& path = PathOf(pid);
   // A process already gone: its main thread's name is the best there is. Another thread's name
   // (a worker's) must not rename the process.
   std::string_view name = path;
   if (name.empty() && tid == pid) name = comm;
   // With no name at all the event would erase the path the report may know from elsewhere.
   if (name.empty()) return;
-  AppendProcessEvent(pid, 0, tid, name, timestamp, out);
+  AppendProcessEvent(pid, ParentOfProcess(pid), tid, name, timestamp, out);
 }
 
-size_t KernelEventMapper::Map(const TraceLine& line, std::vector<uint8_t>& out) {
+void KernelEventMapper::NewThread(uint32_t tid, uint32_t pid, uint64_t timestamp,
+                                  std::vector<uint8_t>& out) {
+  if (!known_threads_.insert(tid).second) return;
+  const std::string& path = PathOf(pid);
+  if (path.empty()) return;  // named at its first event, or by the process's own log
+  AppendProcessEvent(pid, ParentOfProcess(pid), tid, path, timestamp, out);
+}
+
+size_t KernelEventMapper::Map(const KernelEvent& event, std::vector<uint8_t>& out) {
   const size_t start = out.size();
-  const size_t count = MapEvent(line, out);
-  if (count != 0) NoteCpu(line, start, out);
+  const bool same_thread = event.tid == last_tid_ && event.cpu == last_cpu_;
+  if (!same_thread) SeeThread(event.tid, event.tgid, event.comm, event.timestamp, out);
+  const size_t count = MapEvent(event, out);
+  if (count != 0 && !same_thread) {
+    NoteCpu(event, start, out);
+    last_tid_ = event.tid;
+    last_cpu_ = event.cpu;
+  }
   return count;
 }
 
-void KernelEventMapper::NoteCpu(const TraceLine& line, size_t at, std::vector<uint8_t>& out) {
+void KernelEventMapper::NoteCpu(const KernelEvent& event, size_t at, std::vector<uint8_t>& out) {
   // The idle tasks of all cpus share tid 0: their cpu is in their DISPATCH IDLE events instead.
-  if (line.tid == 0) return;
-  const auto [it, first] = cpu_of_.try_emplace(line.tid, line.cpu);
-  if (!first && it->second == line.cpu) return;
-  it->second = line.cpu;
+  if (event.tid == 0) return;
+  const auto [it, first] = cpu_of_.try_emplace(event.tid, event.cpu);
+  if (!first && it->second == event.cpu) return;
+  it->second = event.cpu;
   cpu_event_.clear();
-  AppendWords(event::kHookUtil, event::kUtilCpu, {line.cpu}, line.tid, line.timestamp_ns, true,
+  AppendWords(event::kHookUtil, event::kUtilCpu, {event.cpu}, event.tid, event.timestamp, true,
               cpu_event_);
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), cpu_event_.begin(), cpu_event_.end());
 }
 
-size_t KernelEventMapper::MapEvent(const TraceLine& line, std::vector<uint8_t>& out) {
-  size_t count = 0;
-  const uint64_t ts = line.timestamp_ns;
-  const uint64_t tid = line.tid;
+size_t KernelEventMapper::MapEvent(const KernelEvent& event, std::vector<uint8_t>& out) {
+  const uint64_t ts = event.timestamp;
+  const uint64_t tid = event.tid;
+  const auto& v = event.values;
   auto allowed = [&](uint16_t hook) { return allowed_.test(hook); };
-  SeeThread(line.tid, line.tgid, line.comm, ts, out);
-  const std::string_view ev = line.event;
-  const std::string_view body = line.body;
 
-  if (ev == "sys_enter" || ev == "sys_exit") {
-    // "NR 33 (b, 1, 55d16ae7b9bc, 0, 7, b)" / "NR 33 = 1"
-    if (body.substr(0, 3) != "NR ") return 0;
-    std::string_view rest = body.substr(3);
-    const size_t end = rest.find(' ');
-    const uint64_t nr = Number(rest.substr(0, end));
-    const std::string_view name = SyscallName(nr, scratch_);
-    std::vector<uint8_t> buffer;
-    if (ev == "sys_enter") {
-      if (!allowed(kHookSystemCall)) return 0;
-      const size_t open = rest.find('(');
-      std::string_view args = open == std::string_view::npos ? "" : rest.substr(open + 1);
-      for (int i = 0; i < 6; ++i) {
-        const size_t comma = args.find_first_of(",)");
-        AppendU64(Number(args.substr(0, comma), 16), buffer);
-        args = comma == std::string_view::npos ? "" : args.substr(comma + 1);
-        while (!args.empty() && args.front() == ' ') args.remove_prefix(1);
-      }
-      AppendS2(name, buffer);
-      AppendGeneric(kHookSystemCall, 0, nr, buffer, tid, ts, true, out);
-    } else {
-      if (!allowed(kHookSyscallReturn)) return 0;
-      const size_t equals = rest.find("= ");
-      int64_t value = 0;
-      if (equals != std::string_view::npos) {
-        std::string_view number = rest.substr(equals + 2);
-        const bool negative = !number.empty() && number.front() == '-';
-        if (negative) number.remove_prefix(1);
-        const uint64_t magnitude = Number(number);
-        value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
-      }
-      AppendS2(name, buffer);
-      AppendGeneric(kHookSyscallReturn, 0, static_cast<uint64_t>(value), buffer, tid, ts, true,
-                    out);
+  switch (event.kind) {
+    case KernelEventKind::kSysEnter: {
+      if (!allowed(kHookSystemCall) || event.syscall == nullptr) return 0;
+      buffer_.clear();
+      event.syscall->AppendBuffer(
+          std::span<const uint64_t>(v.data(), event.syscall->arguments().size()), buffer_);
+      AppendGeneric(kHookSystemCall, kSyscallNamedArguments, event.nr, buffer_, tid, ts, true, out);
+      return 1;
     }
-    count = 1;
-  } else if (ev == "sched_switch") {
-    const uint64_t next = Number(FieldValue(body, "next_pid"));
-    const uint64_t prev = Number(FieldValue(body, "prev_pid"));
-    const uint64_t next_prio = Number(FieldValue(body, "next_prio"));
-    std::string_view state = FieldValue(body, "prev_state").value_or("?");
-    const uint64_t state_char = state.empty() ? '?' : static_cast<uint8_t>(state.front());
-    if (next == 0) {
-      if (!allowed(kHookIdle)) return 0;
-      AppendWords(kHookIdle, 0, {prev, state_char, line.cpu}, tid, ts, true, out);
-    } else {
-      if (!allowed(kHookDispatch)) return 0;
-      AppendWords(kHookDispatch, 0, {next, next_prio, prev, state_char, line.cpu}, tid, ts, true,
-                  out);
+    case KernelEventKind::kSysExit: {
+      if (!allowed(kHookSyscallReturn) || event.syscall == nullptr) return 0;
+      buffer_.clear();
+      AppendS2(event.syscall->name(), buffer_);
+      AppendGeneric(kHookSyscallReturn, 0, v[0], buffer_, tid, ts, true, out);
+      return 1;
     }
-    count = 1;
-  } else if (ev == "sched_process_fork") {
-    const uint64_t parent = Number(FieldValue(body, "pid"));
-    const uint64_t child = Number(FieldValue(body, "child_pid"));
-    // The child (a process or a thread: the event does not say) enters the process table when
-    // it is first seen running, with the process id its lines carry.
-    if (!allowed(kHookFork)) return 0;
-    AppendWords(kHookFork, 0, {child, parent}, tid, ts, true, out);
-    count = 1;
-  } else if (ev == "sched_process_exec") {
-    const std::string_view path = FieldValue(body, "filename").value_or("");
-    const uint64_t pid = Number(FieldValue(body, "pid"));
-    paths_[static_cast<uint32_t>(pid)] = path;
-    std::vector<uint8_t> buffer;
-    AppendS2(path, buffer);
-    AppendGeneric(event::kHookUtil, event::kUtilExec, pid, buffer, tid, ts, true, out);
-    if (allowed(kHookExec)) AppendGeneric(kHookExec, 0, pid, buffer, tid, ts, true, out);
-    count = 1;
-  } else if (ev == "sched_process_exit") {
-    if (!allowed(kHookExit)) return 0;
-    AppendWords(kHookExit, 0, {Number(FieldValue(body, "pid")), Number(FieldValue(body, "prio"))},
-                tid, ts, true, out);
-    count = 1;
-  } else if (ev == "page_fault_user" || ev == "page_fault_kernel") {
-    if (!allowed(kHookPageFault)) return 0;
-    AppendWords(kHookPageFault, ev == "page_fault_user" ? 0 : 1,
-                {Number(FieldValue(body, "address"), 16), Number(FieldValue(body, "ip"), 16),
-                 Number(FieldValue(body, "error_code"), 16)},
-                tid, ts, true, out);
-    count = 1;
-  } else if (ev == "irq_handler_entry") {
-    if (!allowed(kHookInterrupt)) return 0;
-    std::vector<uint8_t> buffer;
-    AppendS2(FieldValue(body, "name").value_or(""), buffer);
-    AppendGeneric(kHookInterrupt, 0, Number(FieldValue(body, "irq")), buffer, tid, ts, true, out);
-    count = 1;
-  } else if (ev == "irq_handler_exit") {
-    if (!allowed(kHookResume)) return 0;
-    const bool handled = FieldValue(body, "ret").value_or("") == "handled";
-    AppendWords(kHookResume, 0, {Number(FieldValue(body, "irq")), handled ? 1u : 0u}, tid, ts, true,
-                out);
-    count = 1;
+    case KernelEventKind::kSwitch: {
+      // prev pid, prev priority, prev state, next pid, next priority
+      if (v[3] == 0) {
+        if (!allowed(kHookIdle)) return 0;
+        AppendWords(kHookIdle, 0, {v[0], v[2], event.cpu}, tid, ts, true, out);
+      } else {
+        if (!allowed(kHookDispatch)) return 0;
+        AppendWords(kHookDispatch, 0, {v[3], v[4], v[0], v[2], event.cpu}, tid, ts, true, out);
+      }
+      return 1;
+    }
+    case KernelEventKind::kFork: {
+      const uint32_t child = static_cast<uint32_t>(v[1]);
+      const uint32_t parent = event.tgid != 0 ? event.tgid : static_cast<uint32_t>(v[0]);
+      // sched_process_fork is written for a new thread as for a new process: the child's
+      // process tells them apart. A thread (librastrace's writer, a program's workers) belongs
+      // to its process from the start; it is no FORK.
+      if (event.child_tgid != 0 && event.child_tgid != child) {
+        NewThread(child, event.child_tgid, ts, out);
+        return 0;
+      }
+      parents_[child] = parent;
+      // The child enters the process table when it is first seen running, with the process id
+      // its events carry.
+      if (!allowed(kHookFork)) return 0;
+      AppendWords(kHookFork, 0, {child, parent}, tid, ts, true, out);
+      return 1;
+    }
+    case KernelEventKind::kExec: {
+      const uint32_t pid = static_cast<uint32_t>(v[0]);
+      paths_[pid] = event.text;
+      buffer_.clear();
+      AppendS2(event.text, buffer_);
+      AppendGeneric(event::kHookUtil, event::kUtilExec, pid, buffer_, tid, ts, true, out);
+      if (allowed(kHookExec)) AppendGeneric(kHookExec, 0, pid, buffer_, tid, ts, true, out);
+      return 1;
+    }
+    case KernelEventKind::kExit:
+      if (!allowed(kHookExit)) return 0;
+      AppendWords(kHookExit, 0, {v[0], v[1]}, tid, ts, true, out);
+      return 1;
+    case KernelEventKind::kPageFaultUser:
+    case KernelEventKind::kPageFaultKernel:
+      if (!allowed(kHookPageFault)) return 0;
+      AppendWords(kHookPageFault, event.kind == KernelEventKind::kPageFaultUser ? 0 : 1,
+                  {v[0], v[1], v[2]}, tid, ts, true, out);
+      return 1;
+    case KernelEventKind::kIrqEntry:
+      if (!allowed(kHookInterrupt)) return 0;
+      buffer_.clear();
+      AppendS2(event.text, buffer_);
+      AppendGeneric(kHookInterrupt, 0, v[0], buffer_, tid, ts, true, out);
+      return 1;
+    case KernelEventKind::kIrqExit:
+      if (!allowed(kHookResume)) return 0;
+      AppendWords(kHookResume, 0, {v[0], v[1]}, tid, ts, true, out);
+      return 1;
   }
-  return count;
+  return 0;
 }
 
 }  // namespace rastrace::session

@@ -6,6 +6,7 @@
 
 #include "event/encode.h"
 #include "event/reader.h"
+#include "session/trace_line.h"
 
 namespace rastrace::session {
 namespace {
@@ -37,11 +38,17 @@ std::bitset<65536> All() {
   return all;
 }
 
-std::vector<uint8_t> MapLine(KernelEventMapper& mapper, std::string_view text) {
+std::vector<uint8_t> MapLine(KernelEventMapper& mapper, std::string_view text,
+                             uint32_t child_tgid = 0) {
+  static SyscallTable syscalls;
   auto line = ParseTraceLine(text);
   EXPECT_TRUE(line) << text;
+  KernelEvent event;
+  const bool mapped = line && ToKernelEvent(*line, syscalls, event);
+  EXPECT_TRUE(mapped) << text;
+  event.child_tgid = child_tgid;
   std::vector<uint8_t> out;
-  if (line) mapper.Map(*line, out);
+  if (mapped) mapper.Map(event, out);
   return out;
 }
 
@@ -255,6 +262,76 @@ TEST(KernelEvents, UnknownSystemCallNumbersGetANumberName) {
   EXPECT_EQ(SyscallName(0, scratch), "read");
   EXPECT_EQ(SyscallName(59, scratch), "execve");
   EXPECT_EQ(SyscallName(99999, scratch), "nr99999");
+}
+
+uint64_t U64At(const std::vector<uint8_t>& buffer, size_t at) {
+  uint64_t value = 0;
+  std::memcpy(&value, buffer.data() + at, 8);
+  return value;
+}
+
+// sched_process_fork is written for a new thread as for a new process. A thread the program (or
+// librastrace inside it: its writer and attach threads) starts belongs to the program from the
+// start: an 00A/100 ties it to its process; there is no FORK, which the report would take for a
+// new process named after its parent.
+TEST(KernelEvents, ANewThreadIsAThreadOfItsProcessNotAFork) {
+  KernelEventMapper mapper(
+      All(), [](uint32_t pid) { return pid == 5 ? std::string("/usr/bin/prog") : std::string(); },
+      [](uint32_t pid) { return pid == 5 ? 1u : 0u; });
+  mapper.KnowThread(5, 5);
+  std::vector<std::vector<uint8_t>> buffers;
+  auto events = Decode(MapLine(mapper,
+                               "prog-5 (5) [001] ..... 2.2: sched_process_fork: comm=prog pid=5 "
+                               "child_comm=prog child_pid=7",
+                               /*child_tgid=*/5),
+                       buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, event::kHookUtil);
+  EXPECT_EQ(events[0].subhook, event::kUtilProcess);
+  EXPECT_EQ(events[0].generic_word, 5u);  // pid
+  EXPECT_EQ(U64At(buffers[0], 0), 1u);    // ppid
+  EXPECT_EQ(U64At(buffers[0], 8), 7u);    // tid
+  EXPECT_EQ(S2At(buffers[0], 16), "/usr/bin/prog");
+  // Its first event then needs nothing more.
+  buffers.clear();
+  events =
+      Decode(MapLine(mapper, "rastrace-writer-7 (5) [000] ..... 2.3: sys_exit: NR 0 = 0"), buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookSyscallReturn);
+  // A new process is a FORK, with the parent's process id.
+  buffers.clear();
+  events = Decode(MapLine(mapper,
+                          "rastrace-writer-7 (5) [000] ..... 2.4: sched_process_fork: "
+                          "comm=prog pid=7 child_comm=prog child_pid=8",
+                          /*child_tgid=*/8),
+                  buffers);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].hook_id, kHookFork);
+  EXPECT_EQ(events[0].words[0], 8u);
+  EXPECT_EQ(events[0].words[1], 5u);
+}
+
+// Process events carry the real parent: the forking process for a child the session saw forked,
+// else /proc's (the `parent_of` lookup); 0 only when neither knows.
+TEST(KernelEvents, ProcessEventsCarryTheRealParent) {
+  KernelEventMapper mapper(
+      All(), [](uint32_t pid) { return "/bin/p" + std::to_string(pid); },
+      [](uint32_t pid) { return pid == 9 ? 4u : 0u; });
+  mapper.KnowThread(5, 5);
+  std::vector<std::vector<uint8_t>> buffers;
+  auto events = Decode(MapLine(mapper, "a-9 (9) [000] ..... 1.0: sys_exit: NR 0 = 0"), buffers);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].subhook, event::kUtilProcess);
+  EXPECT_EQ(U64At(buffers[0], 0), 4u);
+  // Forked while the session ran: the parent is the forking process, /proc need not know it.
+  buffers.clear();
+  Decode(MapLine(mapper, "a-5 (5) [000] ..... 1.1: sched_process_fork: pid=5 child_pid=6", 6),
+         buffers);
+  buffers.clear();
+  events = Decode(MapLine(mapper, "a-6 (6) [000] ..... 1.2: sys_exit: NR 0 = 0"), buffers);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].generic_word, 6u);
+  EXPECT_EQ(U64At(buffers[0], 0), 5u);
 }
 
 }  // namespace

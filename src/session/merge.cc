@@ -39,6 +39,7 @@ struct Stream {
   uint64_t key = 0;            // timestamp the current event sorts by
   uint64_t serial = 0;         // events read so far: ties keep log order
   std::string exe_path;        // from the log's own 00A/100 event
+  uint64_t parent = 0;         // the process's parent, from the same event
   std::unordered_set<uint64_t> threads;
   bool done = false;
 
@@ -61,6 +62,7 @@ struct Stream {
           exe_path.assign(reinterpret_cast<const char*>(ev.buffer.data() + 18), length);
         }
         uint64_t tid = 0;
+        std::memcpy(&parent, ev.buffer.data(), 8);
         std::memcpy(&tid, ev.buffer.data() + 8, 8);
         threads.insert(tid);
       }
@@ -128,7 +130,8 @@ Result<MergeTotals> MergeLogs(std::span<const MergeInput> inputs, recorder::LogS
     if (stream->input.pid != 0 && ev.thread_id != 0 &&
         stream->threads.insert(ev.thread_id).second) {
       extra.clear();
-      AppendProcessEvent(stream->input.pid, 0, ev.thread_id, stream->exe_path, 0, extra);
+      AppendProcessEvent(stream->input.pid, stream->parent, ev.thread_id, stream->exe_path, 0,
+                         extra);
       if (!Copy(extra, sink)) ++totals.dropped_by_log;
     }
     if (Copy(stream->bytes, sink)) {

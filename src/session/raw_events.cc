@@ -1,8 +1,16 @@
 #include "session/raw_events.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstring>
+
+#include "session/syscall_table.h"
+#include "session/trace_line.h"
 
 namespace rastrace::session {
 
@@ -117,6 +125,36 @@ Result<RawFormat> ParseEventFormat(std::string_view text, std::string_view sourc
   return format;
 }
 
+Result<std::string> ReadSmallText(const std::string& path) {
+  constexpr size_t kLimit = size_t{1} << 20;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return MakeError("{}: {}", path, std::strerror(errno));
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      const int error = errno;
+      close(fd);
+      return MakeError("{}: {}", path, std::strerror(error));
+    }
+    if (n == 0) break;
+    text.append(chunk, static_cast<size_t>(n));
+    if (text.size() > kLimit) {
+      close(fd);
+      return MakeError("{}: larger than 1 MiB", path);
+    }
+  }
+  close(fd);
+  return text;
+}
+
+Result<RawFormat> ReadEventFormat(const std::string& path) {
+  auto text = ReadSmallText(path);
+  if (!text) return text.error();
+  return ParseEventFormat(*text, path);
+}
+
 Result<PageLayout> ParseHeaderPage(std::string_view text, std::string_view source) {
   auto parsed = ParseEventFormat(fmt::format("name: header_page\nID: 0\n{}", text), source);
   if (!parsed) return parsed.error();
@@ -193,7 +231,12 @@ Result<void> DecodePage(std::span<const uint8_t> page, const PageLayout& layout,
   return Ok();
 }
 
-RawEventDecoder::RawEventDecoder(TaskLookup lookup) : lookup_(std::move(lookup)) {}
+RawEventDecoder::RawEventDecoder(TaskLookup lookup, SyscallTable* syscalls)
+    : lookup_(std::move(lookup)),
+      own_syscalls_(syscalls == nullptr ? std::make_unique<SyscallTable>() : nullptr),
+      syscalls_(syscalls == nullptr ? own_syscalls_.get() : syscalls) {}
+
+RawEventDecoder::~RawEventDecoder() = default;
 
 Result<void> RawEventDecoder::AddFormat(const RawFormat& format) {
   struct Spec {
@@ -202,16 +245,16 @@ Result<void> RawEventDecoder::AddFormat(const RawFormat& format) {
     std::array<const char*, 5> fields;
   };
   static constexpr Spec kSpecs[] = {
-      {"sys_enter", Kind::kSysEnter, {"id", "args"}},
-      {"sys_exit", Kind::kSysExit, {"id", "ret"}},
+      {"sys_enter", Kind::kRawSysEnter, {"id", "args"}},
+      {"sys_exit", Kind::kRawSysExit, {"id", "ret"}},
       {"sched_switch",
        Kind::kSwitch,
        {"prev_pid", "prev_prio", "prev_state", "next_pid", "next_prio"}},
       {"sched_process_fork", Kind::kFork, {"parent_pid", "child_pid"}},
-      {"sched_process_exec", Kind::kExec, {"filename", "pid"}},
+      {"sched_process_exec", Kind::kExec, {"pid", "filename"}},
       {"sched_process_exit", Kind::kExit, {"pid", "prio"}},
-      {"page_fault_user", Kind::kPageFault, {"address", "ip", "error_code"}},
-      {"page_fault_kernel", Kind::kPageFault, {"address", "ip", "error_code"}},
+      {"page_fault_user", Kind::kPageFaultUser, {"address", "ip", "error_code"}},
+      {"page_fault_kernel", Kind::kPageFaultKernel, {"address", "ip", "error_code"}},
       {"irq_handler_entry", Kind::kIrqEntry, {"irq", "name"}},
       {"irq_handler_exit", Kind::kIrqExit, {"irq", "ret"}},
   };
@@ -219,59 +262,106 @@ Result<void> RawEventDecoder::AddFormat(const RawFormat& format) {
   if (pid == format.fields.end() || pid->second.size != 4) {
     return MakeError("event {}: no 4-byte common_pid field", format.name);
   }
-  common_pid_ = pid->second;
-  for (const Spec& spec : kSpecs) {
-    if (format.name != spec.event) continue;
-    Decoding decoding{spec.kind, format.name, {}};
-    for (size_t i = 0; i < spec.fields.size() && spec.fields[i] != nullptr; ++i) {
-      const auto it = format.fields.find(spec.fields[i]);
-      const bool sized = it != format.fields.end() &&
-                         (it->second.data_loc ? it->second.size == 4
-                                              : (it->second.size >= 1 && it->second.size <= 8) ||
-                                                    std::string_view(spec.fields[i]) == "args");
-      if (!sized) return MakeError("event {}: no usable field {}", format.name, spec.fields[i]);
-      decoding.fields[i] = it->second;
+  auto field = [&](std::string_view name, bool allow_words) -> Result<RawField> {
+    const auto it = format.fields.find(std::string(name));
+    const bool sized = it != format.fields.end() &&
+                       (it->second.data_loc ? it->second.size == 4
+                                            : (it->second.size >= 1 && it->second.size <= 8) ||
+                                                  (allow_words && it->second.size >= 48));
+    if (!sized) return MakeError("event {}: no usable field {}", format.name, name);
+    return it->second;
+  };
+  Decoding decoding{};
+  if (format.name.starts_with("sys_enter_")) {
+    auto signature = syscalls_->AddFormat(format);
+    if (!signature) return signature.error();
+    decoding.kind = Kind::kSysEnter;
+    decoding.syscall = *signature;
+    auto nr = field("__syscall_nr", false);
+    if (!nr) return nr.error();
+    decoding.fields[decoding.field_count++] = *nr;
+    for (const SyscallArgument& argument : (*signature)->arguments()) {
+      auto value = field(argument.name, false);
+      if (!value) return value.error();
+      decoding.fields[decoding.field_count++] = *value;
     }
-    if (decoding.kind == Kind::kSysEnter && decoding.fields[1].size < 48) {
+  } else if (format.name.starts_with("sys_exit_") && format.name.size() > 9) {
+    decoding.kind = Kind::kSysExit;
+    decoding.syscall = syscalls_->ByName(std::string_view(format.name).substr(9));
+    for (const char* name : {"__syscall_nr", "ret"}) {
+      auto value = field(name, false);
+      if (!value) return value.error();
+      decoding.fields[decoding.field_count++] = *value;
+    }
+  } else {
+    const Spec* spec = nullptr;
+    for (const Spec& candidate : kSpecs) {
+      if (format.name == candidate.event) spec = &candidate;
+    }
+    if (spec == nullptr) return MakeError("event {}: not one rastrace records", format.name);
+    decoding.kind = spec->kind;
+    for (const char* name : spec->fields) {
+      if (name == nullptr) break;
+      auto value = field(name, std::string_view(name) == "args");
+      if (!value) return value.error();
+      decoding.fields[decoding.field_count++] = *value;
+    }
+    if (decoding.kind == Kind::kRawSysEnter && decoding.fields[1].size < 48) {
       return MakeError("event {}: args holds {} bytes, not six words", format.name,
                        decoding.fields[1].size);
     }
-    by_id_[format.id] = std::move(decoding);
-    return Ok();
   }
-  return MakeError("event {}: not one rastrace records", format.name);
+  common_pid_ = pid->second;
+  if (by_id_.size() <= format.id) by_id_.resize(size_t{format.id} + 1, -1);
+  by_id_[format.id] = static_cast<int32_t>(decodings_.size());
+  decodings_.push_back(decoding);
+  return Ok();
 }
 
 const RawEventDecoder::Task& RawEventDecoder::TaskOf(uint32_t tid) {
+  if (tid == last_tid_) return *last_task_;
   auto it = tasks_.find(tid);
   if (it == tasks_.end()) it = tasks_.emplace(tid, lookup_ ? lookup_(tid) : Task{}).first;
+  last_tid_ = tid;
+  last_task_ = &it->second;  // nodes of an unordered_map stay where they are
   return it->second;
 }
 
-void RawEventDecoder::Prime(const RawRecord& record) {
-  if (size_t{common_pid_.offset} + 4 > record.payload.size()) return;
-  const int32_t pid = static_cast<int32_t>(LoadSized(record.payload, common_pid_.offset, 4));
-  if (pid > 0) TaskOf(static_cast<uint32_t>(pid));
+const RawEventDecoder::Decoding* RawEventDecoder::Find(std::span<const uint8_t> payload) const {
+  if (payload.size() < 8 || size_t{common_pid_.offset} + 4 > payload.size()) return nullptr;
+  const uint16_t id = static_cast<uint16_t>(LoadSized(payload, 0, 2));
+  if (id >= by_id_.size() || by_id_[id] < 0) return nullptr;
+  const Decoding& d = decodings_[static_cast<size_t>(by_id_[id])];
+  for (size_t i = 0; i < d.field_count; ++i) {
+    if (size_t{d.fields[i].offset} + d.fields[i].size > payload.size()) return nullptr;
+  }
+  return &d;
 }
 
-bool RawEventDecoder::Decode(const RawRecord& record, uint32_t cpu, TraceLine& line,
-                             std::string& storage) {
-  const auto& payload = record.payload;
-  if (payload.size() < 8) return false;
-  const auto it = by_id_.find(static_cast<uint16_t>(LoadSized(payload, 0, 2)));
-  if (it == by_id_.end()) return false;
-  const Decoding& d = it->second;
-  for (const RawField& field : d.fields) {
-    if (field.present && size_t{field.offset} + field.size > payload.size()) return false;
+void RawEventDecoder::Prime(const RawRecord& record) {
+  const Decoding* d = Find(record.payload);
+  if (d == nullptr) return;
+  const int32_t pid = static_cast<int32_t>(LoadSized(record.payload, common_pid_.offset, 4));
+  if (pid > 0) TaskOf(static_cast<uint32_t>(pid));
+  if (d->kind == Kind::kFork) {
+    const RawField& child = d->fields[1];
+    const uint64_t child_pid = LoadSized(record.payload, child.offset, std::min(child.size, 4u));
+    if (child_pid > 0 && child_pid <= INT32_MAX) TaskOf(static_cast<uint32_t>(child_pid));
   }
-  if (size_t{common_pid_.offset} + 4 > payload.size()) return false;
-  auto number = [&](size_t i) -> int64_t {
+}
+
+bool RawEventDecoder::Decode(const RawRecord& record, uint32_t cpu, KernelEvent& out) {
+  const auto& payload = record.payload;
+  const Decoding* found = Find(payload);
+  if (found == nullptr) return false;
+  const Decoding& d = *found;
+  auto number = [&](size_t i) -> uint64_t {
     const RawField& f = d.fields[i];
-    uint64_t value = LoadSized(payload, f.offset, f.size);
+    uint64_t value = LoadSized(payload, f.offset, std::min<uint32_t>(f.size, 8));
     if (f.is_signed && f.size < 8 && (value >> (f.size * 8 - 1)) != 0) {
       value |= ~uint64_t{0} << (f.size * 8);  // sign extension
     }
-    return static_cast<int64_t>(value);
+    return value;
   };
   auto text = [&](size_t i) -> std::string_view {
     const uint32_t loc = static_cast<uint32_t>(LoadSized(payload, d.fields[i].offset, 4));
@@ -280,57 +370,84 @@ bool RawEventDecoder::Decode(const RawRecord& record, uint32_t cpu, TraceLine& l
     std::string_view s(reinterpret_cast<const char*>(payload.data() + offset), length);
     return s.substr(0, s.find('\0'));
   };
-
-  storage.clear();
-  auto out = std::back_inserter(storage);
+  const int32_t pid = static_cast<int32_t>(LoadSized(payload, common_pid_.offset, 4));
+  out.tid = pid > 0 ? static_cast<uint32_t>(pid) : 0;
+  const Task& task = TaskOf(out.tid);
+  out.tgid = out.tid == 0 ? 0 : task.tgid;
+  out.comm = task.comm;
+  out.cpu = cpu;
+  out.timestamp = record.timestamp;
+  out.syscall = nullptr;
+  out.text = {};
+  out.child_tgid = 0;
   switch (d.kind) {
-    case Kind::kSysEnter: {
-      const RawField& args = d.fields[1];
-      uint64_t a[6];
-      for (int i = 0; i < 6; ++i) a[i] = LoadSized(payload, args.offset + 8 * i, 8);
-      fmt::format_to(out, "NR {} ({:x}, {:x}, {:x}, {:x}, {:x}, {:x})", number(0), a[0], a[1], a[2],
-                     a[3], a[4], a[5]);
+    case Kind::kRawSysEnter: {
+      out.kind = KernelEventKind::kSysEnter;
+      out.nr = number(0);
+      out.syscall = syscalls_->ByNumber(out.nr);
+      for (size_t i = 0; i < 6; ++i)
+        out.values[i] = LoadSized(payload, d.fields[1].offset + 8 * i, 8);
       break;
     }
+    case Kind::kRawSysExit:
+      out.kind = KernelEventKind::kSysExit;
+      out.nr = number(0);
+      out.syscall = syscalls_->ByNumber(out.nr);
+      out.values[0] = number(1);
+      break;
+    case Kind::kSysEnter:
+      out.kind = KernelEventKind::kSysEnter;
+      out.nr = number(0);
+      out.syscall = d.syscall;
+      for (size_t i = 1; i < d.field_count; ++i) out.values[i - 1] = number(i);
+      break;
     case Kind::kSysExit:
-      fmt::format_to(out, "NR {} = {}", number(0), number(1));
+      out.kind = KernelEventKind::kSysExit;
+      out.nr = number(0);
+      out.syscall = d.syscall;
+      out.values[0] = number(1);
       break;
     case Kind::kSwitch:
-      fmt::format_to(out, "prev_pid={} prev_prio={} prev_state={} next_pid={} next_prio={}",
-                     number(0), number(1), StateLetter(static_cast<uint64_t>(number(2))), number(3),
-                     number(4));
+      out.kind = KernelEventKind::kSwitch;
+      for (size_t i = 0; i < 5; ++i) out.values[i] = number(i);
+      out.values[2] = static_cast<uint8_t>(StateLetter(out.values[2]));
       break;
-    case Kind::kFork:
-      fmt::format_to(out, "pid={} child_pid={}", number(0), number(1));
+    case Kind::kFork: {
+      out.kind = KernelEventKind::kFork;
+      out.values[0] = number(0);
+      out.values[1] = number(1);
+      if (out.values[1] > 0 && out.values[1] <= INT32_MAX) {
+        out.child_tgid = TaskOf(static_cast<uint32_t>(out.values[1])).tgid;
+      }
       break;
+    }
     case Kind::kExec:
-      // The mapper reads values up to a blank, as in the text: a path's blanks end it there too.
-      fmt::format_to(out, "filename={} pid={}", text(0), number(1));
+      out.kind = KernelEventKind::kExec;
+      out.values[0] = number(0);
+      out.text = text(1);
       break;
     case Kind::kExit:
-      fmt::format_to(out, "pid={} prio={}", number(0), number(1));
+      out.kind = KernelEventKind::kExit;
+      out.values[0] = number(0);
+      out.values[1] = number(1);
       break;
-    case Kind::kPageFault:
-      fmt::format_to(out, "address=0x{:x} ip=0x{:x} error_code=0x{:x}",
-                     static_cast<uint64_t>(number(0)), static_cast<uint64_t>(number(1)),
-                     static_cast<uint64_t>(number(2)));
+    case Kind::kPageFaultUser:
+    case Kind::kPageFaultKernel:
+      out.kind = d.kind == Kind::kPageFaultUser ? KernelEventKind::kPageFaultUser
+                                                : KernelEventKind::kPageFaultKernel;
+      for (size_t i = 0; i < 3; ++i) out.values[i] = number(i);
       break;
     case Kind::kIrqEntry:
-      fmt::format_to(out, "irq={} name={}", number(0), text(1));
+      out.kind = KernelEventKind::kIrqEntry;
+      out.values[0] = number(0);
+      out.text = text(1);
       break;
     case Kind::kIrqExit:
-      fmt::format_to(out, "irq={} ret={}", number(0), number(1) != 0 ? "handled" : "unhandled");
+      out.kind = KernelEventKind::kIrqExit;
+      out.values[0] = number(0);
+      out.values[1] = number(1) != 0 ? 1 : 0;
       break;
   }
-  const int32_t pid = static_cast<int32_t>(LoadSized(payload, common_pid_.offset, 4));
-  line.tid = pid > 0 ? static_cast<uint32_t>(pid) : 0;
-  const Task& task = TaskOf(line.tid);
-  line.tgid = line.tid == 0 ? 0 : task.tgid;
-  line.comm = task.comm;
-  line.cpu = cpu;
-  line.timestamp_ns = record.timestamp;
-  line.event = d.name;
-  line.body = storage;
   return true;
 }
 

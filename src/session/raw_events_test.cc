@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 
+#include "event/encode.h"
+#include "event/reader.h"
 #include "session/kernel_events.h"
 #include "session/raw_test_pages.h"
+#include "session/syscall_table.h"
+#include "session/trace_line.h"
 #include "session/tracefs_golden.h"
 
 namespace rastrace::session {
@@ -117,24 +122,31 @@ TEST(RawEvents, DamagedPagesSayWhereAndKeepWhatCameBefore) {
 
 // The same event read as text and read in binary must give the same hooks.
 void ExpectSameHooks(const std::string& text_line, const std::vector<uint8_t>& record,
-                     uint64_t timestamp, uint32_t cpu) {
+                     uint64_t timestamp, uint32_t cpu,
+                     std::initializer_list<const char*> more_formats = {}) {
   std::bitset<65536> all;
   all.set();
   KernelEventMapper text_mapper(all, nullptr), raw_mapper(all, nullptr);
+  // The binary record has no task name or process id: the decoder asks for them.
   auto parsed = ParseTraceLine(text_line);
   ASSERT_TRUE(parsed) << text_line;
-  std::vector<uint8_t> from_text, from_raw;
-  text_mapper.Map(*parsed, from_text);
-  // The binary record has no task name or process id: the decoder asks for them.
   const std::string comm(parsed->comm);
-  RawEventDecoder decoder([&](uint32_t tid) { return RawEventDecoder::Task{tid, comm}; });
+  SyscallTable syscalls;
+  RawEventDecoder decoder(
+      [&](uint32_t tid) {
+        return RawEventDecoder::Task{tid, comm};
+      },
+      &syscalls);
   for (const char* event : kEvents) ASSERT_TRUE(decoder.AddFormat(GoldenFormat(event)));
-  TraceLine line;
-  std::string storage;
-  ASSERT_TRUE(decoder.Decode({timestamp, record}, cpu, line, storage)) << text_line;
-  raw_mapper.Map(line, from_raw);
+  for (const char* event : more_formats) ASSERT_TRUE(decoder.AddFormat(GoldenFormat(event)));
+  std::vector<uint8_t> from_text, from_raw;
+  KernelEvent text_event, raw_event;
+  ASSERT_TRUE(ToKernelEvent(*parsed, syscalls, text_event)) << text_line;
+  text_mapper.Map(text_event, from_text);
+  ASSERT_TRUE(decoder.Decode({timestamp, record}, cpu, raw_event)) << text_line;
+  raw_mapper.Map(raw_event, from_raw);
   EXPECT_FALSE(from_text.empty()) << text_line;
-  EXPECT_EQ(from_raw, from_text) << text_line << "\nbinary as: " << line.body;
+  EXPECT_EQ(from_raw, from_text) << text_line;
 }
 
 TEST(RawEvents, BinaryAndTextGiveTheSameHooks) {
@@ -199,20 +211,171 @@ TEST(RawEvents, RecordsTooShortOrUnknownAreSkipped) {
   RawEventDecoder decoder(nullptr);
   const RawFormat enter = GoldenFormat("sys_enter");
   ASSERT_TRUE(decoder.AddFormat(enter));
-  TraceLine line;
-  std::string storage;
+  KernelEvent event;
   auto record = Record(enter, 1, {{"id", 0}});
-  EXPECT_TRUE(decoder.Decode({0, record}, 0, line, storage));
-  EXPECT_FALSE(decoder.Decode({0, std::span(record).first(40)}, 0, line, storage));
+  EXPECT_TRUE(decoder.Decode({0, record}, 0, event));
+  EXPECT_FALSE(decoder.Decode({0, std::span(record).first(40)}, 0, event));
   record[0] = 0x01;  // another id
   record[1] = 0x00;
-  EXPECT_FALSE(decoder.Decode({0, record}, 0, line, storage));
+  EXPECT_FALSE(decoder.Decode({0, record}, 0, event));
   // A __data_loc pointing outside the record reads as empty.
   const RawFormat irq = GoldenFormat("irq_handler_entry");
   ASSERT_TRUE(decoder.AddFormat(irq));
   auto entry = Record(irq, 1, {{"irq", 3}, {"name", 0xFFFF0040}});
-  ASSERT_TRUE(decoder.Decode({0, entry}, 0, line, storage));
-  EXPECT_EQ(line.body, "irq=3 name=");
+  ASSERT_TRUE(decoder.Decode({0, entry}, 0, event));
+  EXPECT_EQ(event.kind, KernelEventKind::kIrqEntry);
+  EXPECT_EQ(event.values[0], 3u);
+  EXPECT_EQ(event.text, "");
+}
+
+// The buffer of a 101 event: its six slots, then the name, then (subhook 1) the argument names.
+struct SyscallEntryBuffer {
+  std::array<uint64_t, 6> slots{};
+  std::string name;
+  std::vector<std::string> arguments;
+};
+SyscallEntryBuffer ReadEntry(std::span<const uint8_t> buffer) {
+  SyscallEntryBuffer out;
+  EXPECT_GE(buffer.size(), 51u);
+  if (buffer.size() < 51) return out;
+  std::memcpy(out.slots.data(), buffer.data(), 48);
+  uint16_t length = 0;
+  std::memcpy(&length, buffer.data() + 48, 2);
+  size_t at = 50;
+  out.name.assign(reinterpret_cast<const char*>(buffer.data() + at), length);
+  at += length;
+  const uint8_t count = buffer[at++];
+  for (uint8_t i = 0; i < count && at < buffer.size(); ++i) {
+    const uint8_t n = buffer[at++];
+    out.arguments.emplace_back(reinterpret_cast<const char*>(buffer.data() + at), n);
+    at += n;
+  }
+  EXPECT_EQ(at, buffer.size());
+  return out;
+}
+
+// The events of `bytes` (a mapper's output), without the 00A/108 cpu events.
+std::vector<std::pair<event::EventFields, std::vector<uint8_t>>> Events(
+    const std::vector<uint8_t>& bytes) {
+  std::vector<uint8_t> log;
+  event::EncodeMagic(event::Layout::k64, NativeByteOrder(), log);
+  log.insert(log.end(), bytes.begin(), bytes.end());
+  auto reader = event::LogReader::FromBytes(log);
+  EXPECT_TRUE(reader);
+  std::vector<std::pair<event::EventFields, std::vector<uint8_t>>> out;
+  event::Event ev;
+  while (reader && reader->Next(ev) == event::ReadStatus::kEvent) {
+    if (ev.hook_id == event::kHookUtil && ev.subhook == event::kUtilCpu) continue;
+    out.emplace_back(ev, std::vector<uint8_t>(ev.buffer.begin(), ev.buffer.end()));
+    out.back().first.buffer = {};
+  }
+  return out;
+}
+
+// Each system call has an event of its own (syscalls/sys_enter_<name>) whose format names the
+// arguments that call takes: the formats of a real kernel (6.18) give openat its four, read its
+// three, getpid none; a 101 event carries them with their names (point 5 of issue 16).
+TEST(RawEvents, SystemCallArgumentsByNameFromTheirFormats) {
+  const RawFormat openat = GoldenFormat("sys_enter_openat");
+  auto signature = SignatureFromFormat(openat);
+  ASSERT_TRUE(signature) << signature.error().message;
+  EXPECT_EQ(signature->name(), "openat");
+  std::vector<std::string> names;
+  for (const SyscallArgument& argument : signature->arguments()) names.push_back(argument.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dfd", "filename", "flags", "mode"}));
+  EXPECT_EQ(signature->arguments()[1].offset, 24u);
+  EXPECT_EQ(signature->number(), 257u);  // x86-64
+  auto read = SignatureFromFormat(GoldenFormat("sys_enter_read"));
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->arguments().size(), 3u);
+  auto getpid = SignatureFromFormat(GoldenFormat("sys_enter_getpid"));
+  ASSERT_TRUE(getpid);
+  EXPECT_TRUE(getpid->arguments().empty());
+  auto mmap = SignatureFromFormat(GoldenFormat("sys_enter_mmap"));
+  ASSERT_TRUE(mmap);
+  EXPECT_EQ(mmap->arguments().size(), 6u);
+  // Other events are not system call entries.
+  EXPECT_FALSE(SignatureFromFormat(GoldenFormat("sys_exit_read")));
+  EXPECT_FALSE(SignatureFromFormat(GoldenFormat("sched_switch")));
+
+  SyscallTable syscalls;
+  RawEventDecoder decoder([](uint32_t tid) { return RawEventDecoder::Task{tid, "a"}; }, &syscalls);
+  for (const char* event : {"sys_enter_openat", "sys_exit_openat", "sys_enter_getpid",
+                            "sys_enter_read", "sys_exit_read", "sys_enter_mmap"}) {
+    auto added = decoder.AddFormat(GoldenFormat(event));
+    ASSERT_TRUE(added) << event << ": " << added.error().message;
+  }
+  std::bitset<65536> all;
+  all.set();
+  KernelEventMapper mapper(all, nullptr);
+  mapper.KnowThread(42, 42);
+  std::vector<uint8_t> bytes;
+  KernelEvent event;
+  ASSERT_TRUE(decoder.Decode({1000, Record(openat, 42,
+                                           {{"__syscall_nr", 257},
+                                            {"dfd", 0xffffff9c},
+                                            {"filename", 0x7ffd1000},
+                                            {"flags", 0x241},
+                                            {"mode", 0x1b6}})},
+                             1, event));
+  EXPECT_EQ(event.kind, KernelEventKind::kSysEnter);
+  EXPECT_EQ(event.nr, 257u);
+  mapper.Map(event, bytes);
+  ASSERT_TRUE(decoder.Decode(
+      {1001, Record(GoldenFormat("sys_enter_getpid"), 42, {{"__syscall_nr", 39}})}, 1, event));
+  mapper.Map(event, bytes);
+  ASSERT_TRUE(decoder.Decode(
+      {1002, Record(GoldenFormat("sys_exit_openat"), 42, {{"__syscall_nr", 257}, {"ret", 3}})}, 1,
+      event));
+  EXPECT_EQ(event.kind, KernelEventKind::kSysExit);
+  mapper.Map(event, bytes);
+
+  auto events = Events(bytes);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].first.hook_id, kHookSystemCall);
+  EXPECT_EQ(events[0].first.subhook, kSyscallNamedArguments);
+  EXPECT_EQ(events[0].first.generic_word, 257u);
+  const SyscallEntryBuffer entry = ReadEntry(events[0].second);
+  EXPECT_EQ(entry.name, "openat");
+  EXPECT_EQ(entry.arguments, (std::vector<std::string>{"dfd", "filename", "flags", "mode"}));
+  EXPECT_EQ(entry.slots, (std::array<uint64_t, 6>{0xffffff9c, 0x7ffd1000, 0x241, 0x1b6, 0, 0}));
+  const SyscallEntryBuffer none = ReadEntry(events[1].second);
+  EXPECT_EQ(none.name, "getpid");
+  EXPECT_TRUE(none.arguments.empty());
+  EXPECT_EQ(events[2].first.hook_id, kHookSyscallReturn);
+  EXPECT_EQ(events[2].first.generic_word, 3u);
+
+  // The same hooks from the text the kernel prints for these events.
+  ExpectSameHooks(
+      "a-100 (100) [001] ..... 1.000001: sys_openat(dfd: 3, filename: 7ffd1000, "
+      "flags: 241, mode: 1b6)",
+      Record(openat, 100,
+             {{"__syscall_nr", 257},
+              {"dfd", 3},
+              {"filename", 0x7ffd1000},
+              {"flags", 0x241},
+              {"mode", 0x1b6}}),
+      1000001000, 1, {"sys_enter_openat"});
+  ExpectSameHooks("a-100 (100) [001] ..... 1.000001: sys_getpid()",
+                  Record(GoldenFormat("sys_enter_getpid"), 100, {{"__syscall_nr", 39}}), 1000001000,
+                  1, {"sys_enter_getpid"});
+  ExpectSameHooks("a-100 (100) [001] ..... 1.000001: sys_read -> 0x1",
+                  Record(GoldenFormat("sys_exit_read"), 100, {{"__syscall_nr", 0}, {"ret", 1}}),
+                  1000001000, 1, {"sys_enter_read", "sys_exit_read"});
+}
+
+// Without syscalls/ events (raw_syscalls only) a call is known by number: its name from this
+// machine's headers, six arguments named arg1..arg6.
+TEST(RawEvents, SystemCallsKnownOnlyByNumberHaveSixUnnamedArguments) {
+  RawEventDecoder decoder([](uint32_t tid) { return RawEventDecoder::Task{tid, "a"}; });
+  ASSERT_TRUE(decoder.AddFormat(GoldenFormat("sys_enter")));
+  KernelEvent event;
+  ASSERT_TRUE(decoder.Decode({0, Record(GoldenFormat("sys_enter"), 5, {{"id", 0}})}, 0, event));
+  ASSERT_NE(event.syscall, nullptr);
+  EXPECT_EQ(event.syscall->name(), "read");
+  EXPECT_FALSE(event.syscall->described());
+  ASSERT_EQ(event.syscall->arguments().size(), 6u);
+  EXPECT_EQ(event.syscall->arguments()[5].name, "arg6");
 }
 
 }  // namespace

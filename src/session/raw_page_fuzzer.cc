@@ -1,5 +1,5 @@
 // Feeds arbitrary bytes to the binary trace readers: as a ring buffer page (decoded, and every
-// record turned into a TraceLine and mapped), and as an event format description. Everything is
+// record turned into a KernelEvent and mapped), and as an event format description. Everything is
 // either read or refused; what is mapped must be a readable trace log.
 #include <bitset>
 #include <cstddef>
@@ -28,8 +28,8 @@ rastrace::session::RawFormat Format(std::string_view name, uint16_t id,
   format.id = id;
   format.fields["common_pid"] = {4, 4, true, false, true};
   for (const FieldSpec& field : fields) {
-    const bool loc =
-        std::string_view(field.name) == "filename" || std::string_view(field.name) == "name";
+    const bool loc = (std::string_view(field.name) == "filename" && field.size == 4) ||
+                     std::string_view(field.name) == "name";
     format.fields[field.name] = {field.offset, field.size, true, loc, true};
   }
   return format;
@@ -55,6 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                   {"next_prio", 60, 4}}));
   (void)decoder.AddFormat(Format("sched_process_exec", 365, {{"filename", 8, 4}, {"pid", 12, 4}}));
   (void)decoder.AddFormat(Format("irq_handler_entry", 225, {{"irq", 8, 4}, {"name", 12, 4}}));
+  // A system call of syscalls/ (tests/golden/session/tracefs/sys_enter_openat.format).
+  (void)decoder.AddFormat(Format("sys_enter_openat", 782,
+                                 {{"__syscall_nr", 8, 4},
+                                  {"dfd", 16, 8},
+                                  {"filename", 24, 8},
+                                  {"flags", 32, 8},
+                                  {"mode", 40, 8}}));
+  (void)decoder.AddFormat(Format("sys_exit_openat", 781, {{"__syscall_nr", 8, 4}, {"ret", 16, 8}}));
   std::vector<session::RawRecord> records;
   (void)session::DecodePage(std::span(data, size), session::PageLayout{}, records);
   std::bitset<65536> all;
@@ -62,12 +70,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   session::KernelEventMapper mapper(all, nullptr);
   std::vector<uint8_t> bytes;
   event::EncodeMagic(event::Layout::k64, NativeByteOrder(), bytes);
-  session::TraceLine line;
-  std::string storage;
+  session::KernelEvent event;
   for (const auto& record : records) {
     if (record.payload.data() < data || record.payload.data() + record.payload.size() > data + size)
       std::abort();
-    if (decoder.Decode(record, 0, line, storage)) mapper.Map(line, bytes);
+    decoder.Prime(record);
+    if (decoder.Decode(record, 0, event)) mapper.Map(event, bytes);
   }
   auto reader = event::LogReader::FromBytes(bytes);
   if (!reader) std::abort();

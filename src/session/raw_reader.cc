@@ -10,19 +10,11 @@
 #include <sstream>
 
 #include "session/kernel_events.h"
+#include "session/trace_line.h"
 
 namespace rastrace::session {
 
 namespace {
-
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return MakeError("{}: {}", path, std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1u << 20)) return MakeError("{}: larger than 1 MiB", path);
-  return text.str();
-}
 
 // The value for `tid` in a "tid value" table (saved_tgids, saved_cmdlines).
 std::string FromTable(const std::string& path, uint32_t tid) {
@@ -57,10 +49,10 @@ RawEventDecoder::Task LookUpTask(uint32_t tid, const std::string& tracefs) {
   return task;
 }
 
-RawPipeReader::RawPipeReader(std::string tracefs, PageLayout layout)
+RawPipeReader::RawPipeReader(std::string tracefs, PageLayout layout, SyscallTable& syscalls)
     : tracefs_(std::move(tracefs)),
       layout_(layout),
-      decoder_([this](uint32_t tid) { return LookupTask(tid); }) {}
+      decoder_([this](uint32_t tid) { return LookupTask(tid); }, &syscalls) {}
 
 RawPipeReader::~RawPipeReader() {
   for (const pollfd& pipe : pipes_) close(pipe.fd);
@@ -75,20 +67,16 @@ RawEventDecoder::Task RawPipeReader::LookupTask(uint32_t tid) {
 
 Result<std::unique_ptr<RawPipeReader>> RawPipeReader::Open(const std::string& tracefs,
                                                            const std::string& instance,
-                                                           const std::bitset<65536>& allowed) {
+                                                           std::span<const std::string> tracepoints,
+                                                           SyscallTable& syscalls) {
   const std::string header_path = tracefs + "/events/header_page";
-  auto header = ReadText(header_path);
+  auto header = ReadSmallText(header_path);
   if (!header) return header.error();
   auto layout = ParseHeaderPage(*header, header_path);
   if (!layout) return layout.error();
-  std::unique_ptr<RawPipeReader> reader(new RawPipeReader(tracefs, *layout));
-  for (const KernelSource& source : KernelSources()) {
-    if (!allowed.test(source.hook)) continue;
-    const std::string path = tracefs + "/events/" + source.tracepoint + "/format";
-    if (access(path.c_str(), F_OK) != 0) continue;  // this kernel lacks the tracepoint
-    auto text = ReadText(path);
-    if (!text) return text.error();
-    auto format = ParseEventFormat(*text, path);
+  std::unique_ptr<RawPipeReader> reader(new RawPipeReader(tracefs, *layout, syscalls));
+  for (const std::string& tracepoint : tracepoints) {
+    auto format = ReadEventFormat(tracefs + "/events/" + tracepoint + "/format");
     if (!format) return format.error();
     if (auto added = reader->decoder_.AddFormat(*format); !added) return added.error();
   }
@@ -123,44 +111,46 @@ size_t RawPipeReader::ReadCpu(size_t i, uint8_t* dest, size_t max_bytes, bool& d
   const int fd = pipes_[i].fd;
   const size_t page_bytes = layout_.page_bytes();
   size_t got = 0;
+  int page_reads = 0;
   drained = false;
-  // Full pages, many per call: the kernel moves them into the pipe without copying, one read
-  // copies them out. Splice gives only pages the kernel has finished writing.
-  while (splice_pipe_[0] >= 0 && got + page_bytes <= max_bytes) {
-    const size_t want = std::min(max_bytes - got, splice_pipe_bytes_) / page_bytes * page_bytes;
-    ++read_calls_;
-    const ssize_t moved =
-        splice(fd, nullptr, splice_pipe_[1], nullptr, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (moved <= 0) {
-      // EAGAIN: no full page. EINVAL: this file cannot splice; read pages from now on.
+  while (got + page_bytes <= max_bytes) {
+    // Full pages, many per call: the kernel moves them into the pipe without copying, one read
+    // copies them out. Splice gives only pages the kernel has finished writing.
+    if (splice_pipe_[0] >= 0) {
+      const size_t want = std::min(max_bytes - got, splice_pipe_bytes_) / page_bytes * page_bytes;
+      ++read_calls_;
+      const ssize_t moved =
+          splice(fd, nullptr, splice_pipe_[1], nullptr, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (moved < 0 && errno == EINVAL) {
+        // This file cannot splice: read pages one at a time from now on.
         close(splice_pipe_[0]);
         close(splice_pipe_[1]);
         splice_pipe_[0] = splice_pipe_[1] = -1;
       }
-      break;
+      size_t left = moved > 0 ? static_cast<size_t>(moved) : 0;
+      while (left != 0) {
+        ++read_calls_;
+        const ssize_t n = read(splice_pipe_[0], dest + got, left);
+        if (n <= 0) break;  // cannot happen: the bytes are in the pipe
+        got += static_cast<size_t>(n);
+        left -= static_cast<size_t>(n);
+      }
+      if (moved > 0 && static_cast<size_t>(moved) == want) continue;  // there may be more
     }
-    size_t left = static_cast<size_t>(moved);
-    while (left != 0) {
-      ++read_calls_;
-      const ssize_t n = read(splice_pipe_[0], dest + got, left);
-      if (n <= 0) break;  // cannot happen: the bytes are in the pipe
-      got += static_cast<size_t>(n);
-      left -= static_cast<size_t>(n);
-    }
-    if (static_cast<size_t>(moved) < want) break;  // every full page taken
-  }
-  // Then the page being written, which read() gives as far as it is committed (or every page,
-  // one per call, where splice cannot be used).
-  while (got + page_bytes <= max_bytes) {
+    // The page being written, which read() gives as far as it is committed (or, where splice
+    // cannot be used, every page, one per call).
     ++read_calls_;
     const ssize_t n = read(fd, dest + got, page_bytes);
     if (n <= 0) {
       drained = true;
       break;
     }
-    got += static_cast<size_t>(n) < page_bytes ? static_cast<size_t>(n) : page_bytes;
+    got += std::min(static_cast<size_t>(n), page_bytes);
     if (static_cast<size_t>(n) < page_bytes) break;  // a short read: not a tracefs page
+    // A second page read while splicing means the kernel keeps writing: the rest waits for the
+    // next round (this cpu is then complete up to its last event read), so that a busy cpu costs
+    // a few calls per round, not one per page.
+    if (splice_pipe_[0] >= 0 && ++page_reads == 2) break;
   }
   return got;
 }
@@ -174,7 +164,7 @@ void RawPipeReader::SetClock(std::function<uint64_t()> now, uint64_t slack) {
   slack_ = slack;
 }
 
-bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& consume) {
+bool RawPipeReader::ReadAvailable(const std::function<void(const KernelEvent&)>& consume) {
   const size_t page_bytes = layout_.page_bytes();
   const size_t per_cpu = pages_per_round_ * page_bytes;
   pages_.resize(pipes_.size() * per_cpu);
@@ -202,17 +192,17 @@ bool RawPipeReader::ReadAvailable(const std::function<void(const TraceLine&)>& c
                                    : (scratch_.empty() ? 0 : scratch_.back().timestamp);
     complete = std::min(complete, bound);
   }
-  TraceLine line;
+  KernelEvent event;
   order_.Release(complete, [&](const RawRecord& record, uint32_t cpu) {
-    if (decoder_.Decode(record, cpu, line, body_)) consume(line);
+    if (decoder_.Decode(record, cpu, event)) consume(event);
   });
   return any;
 }
 
-void RawPipeReader::Flush(const std::function<void(const TraceLine&)>& consume) {
-  TraceLine line;
+void RawPipeReader::Flush(const std::function<void(const KernelEvent&)>& consume) {
+  KernelEvent event;
   order_.ReleaseAll([&](const RawRecord& record, uint32_t cpu) {
-    if (decoder_.Decode(record, cpu, line, body_)) consume(line);
+    if (decoder_.Decode(record, cpu, event)) consume(event);
   });
 }
 

@@ -5,26 +5,30 @@
 
 #include <poll.h>
 
-#include <bitset>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "session/cpu_order.h"
 #include "session/raw_events.h"
+#include "session/syscall_table.h"
 
 namespace rastrace::session {
 
 class RawPipeReader {
  public:
   // `tracefs` is the mount (header_page, the event formats, saved_tgids), `instance` the
-  // instance's directory. Fails, with the reason, when the formats or pipes are not usable.
+  // instance's directory, `tracepoints` the events it has enabled ("sched/sched_switch"),
+  // `syscalls` (kept by the caller) names the system calls. Fails, with the reason, when the
+  // formats or pipes are not usable.
   static Result<std::unique_ptr<RawPipeReader>> Open(const std::string& tracefs,
                                                      const std::string& instance,
-                                                     const std::bitset<65536>& allowed);
+                                                     std::span<const std::string> tracepoints,
+                                                     SyscallTable& syscalls);
   ~RawPipeReader();
   RawPipeReader(const RawPipeReader&) = delete;
   RawPipeReader& operator=(const RawPipeReader&) = delete;
@@ -40,9 +44,9 @@ class RawPipeReader {
   // counted. The full pages of a cpu are moved in bulk (splice into a pipe, then one read of the
   // pipe), the page being written is read on its own: a few system calls per cpu and round, not
   // one per page.
-  bool ReadAvailable(const std::function<void(const TraceLine&)>& consume);
+  bool ReadAvailable(const std::function<void(const KernelEvent&)>& consume);
   // Passes on the events still held back (after the last read: the buffers are empty).
-  void Flush(const std::function<void(const TraceLine&)>& consume);
+  void Flush(const std::function<void(const KernelEvent&)>& consume);
   // Waits up to `timeout_ms` for data on any cpu (with tracefs buffer_percent set, for a cpu's
   // buffer to be that full).
   void Wait(int timeout_ms);
@@ -56,7 +60,7 @@ class RawPipeReader {
   static constexpr size_t kRoundBytes = size_t{8} << 20;
 
  private:
-  RawPipeReader(std::string tracefs, PageLayout layout);
+  RawPipeReader(std::string tracefs, PageLayout layout, SyscallTable& syscalls);
   RawEventDecoder::Task LookupTask(uint32_t tid);
   // Reads up to `max_bytes` (whole pages) of cpu `i` into `dest`; `drained` when the cpu had no
   // more. Returns the bytes read.
@@ -72,7 +76,6 @@ class RawPipeReader {
   std::function<uint64_t()> now_;
   uint64_t slack_ = 0;
   std::vector<RawRecord> scratch_;
-  std::string body_;
   uint64_t bad_pages_ = 0;
   uint64_t read_calls_ = 0;
   size_t pages_per_round_ = 4;

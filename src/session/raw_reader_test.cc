@@ -46,9 +46,9 @@ class RawReaderTest : public ::testing::Test {
       fs::create_directories(cpu_dir);
       ASSERT_EQ(mkfifo((cpu_dir + "/trace_pipe_raw").c_str(), 0600), 0) << std::strerror(errno);
     }
-    std::bitset<65536> all;
-    all.set();
-    auto reader = RawPipeReader::Open(dir_.path(), dir_.File("instance"), all);
+    const std::vector<std::string> tracepoints = {"sched/sched_process_fork",
+                                                  "sched/sched_process_exec"};
+    auto reader = RawPipeReader::Open(dir_.path(), dir_.File("instance"), tracepoints, syscalls_);
     ASSERT_TRUE(reader) << reader.error().message;
     reader_ = std::move(*reader);
     for (int cpu = 0; cpu < 2; ++cpu) {
@@ -79,13 +79,17 @@ class RawReaderTest : public ::testing::Test {
     const std::vector<uint8_t> page = Page(timestamp, record);
     ASSERT_EQ(write(writers_[cpu], page.data(), page.size()), static_cast<ssize_t>(page.size()));
   }
-  std::function<void(const TraceLine&)> Collect() {
-    return [this](const TraceLine& line) {
-      seen_.push_back(std::string(line.event) + "@" + std::to_string(line.timestamp_ns));
+  std::function<void(const KernelEvent&)> Collect() {
+    return [this](const KernelEvent& event) {
+      const char* name = event.kind == KernelEventKind::kFork   ? "sched_process_fork"
+                         : event.kind == KernelEventKind::kExec ? "sched_process_exec"
+                                                                : "other";
+      seen_.push_back(std::string(name) + "@" + std::to_string(event.timestamp));
     };
   }
 
   event::testing::TempDir dir_;
+  SyscallTable syscalls_;
   std::unique_ptr<RawPipeReader> reader_;
   int writers_[2] = {-1, -1};
   RawFormat fork_, exec_;

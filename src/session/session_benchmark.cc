@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <bitset>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -23,6 +24,8 @@
 #include "session/kernel_events.h"
 #include "session/merge.h"
 #include "session/process_recovery.h"
+#include "session/raw_events.h"
+#include "session/syscall_table.h"
 #include "session/trace_line.h"
 
 namespace rastrace::session {
@@ -74,17 +77,57 @@ void BM_KernelLineToHook(benchmark::State& state) {
   all.set();
   KernelEventMapper mapper(all, nullptr);
   mapper.KnowThread(27796, 27796);
+  SyscallTable syscalls;
   std::vector<uint8_t> out;
   out.reserve(1 << 20);
   size_t n = 0;
+  KernelEvent event;
   for (auto _ : state) {
     auto line = ParseTraceLine(lines[n++ % 3]);
-    mapper.Map(*line, out);
+    if (ToKernelEvent(*line, syscalls, event)) mapper.Map(event, out);
     if (out.size() > (1 << 19)) out.clear();
   }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_KernelLineToHook);
+
+// The binary reader's path per event: a record of the kernel's buffers decoded by its format and
+// mapped to a hook (a dd-like storm: read and write entries and returns of one thread), no text.
+void BM_KernelRecordToHook(benchmark::State& state) {
+  const std::string dir = std::string(RASTRACE_SOURCE_DIR) + "/tests/golden/session/tracefs/";
+  SyscallTable syscalls;
+  RawEventDecoder decoder([](uint32_t tid) { return RawEventDecoder::Task{tid, "dd"}; }, &syscalls);
+  std::vector<std::vector<uint8_t>> records;
+  for (const char* name : {"sys_enter_read", "sys_exit_read"}) {
+    auto format = ReadEventFormat(dir + name + ".format");
+    if (!format || !decoder.AddFormat(*format)) {
+      state.SkipWithError("cannot read the golden formats");
+      return;
+    }
+    std::vector<uint8_t> record(40, 0);
+    std::memcpy(record.data(), &format->id, 2);
+    const uint32_t pid = 4242;
+    std::memcpy(record.data() + 4, &pid, 4);
+    records.push_back(std::move(record));
+  }
+  std::bitset<65536> all;
+  all.set();
+  KernelEventMapper mapper(all, nullptr);
+  mapper.KnowThread(4242, 4242);
+  std::vector<uint8_t> out;
+  out.reserve(1 << 20);
+  KernelEvent event;
+  uint64_t n = 0;
+  for (auto _ : state) {
+    const RawRecord record{n, records[n & 1]};
+    ++n;
+    decoder.Prime(record);
+    if (decoder.Decode(record, 1, event)) mapper.Map(event, out);
+    if (out.size() > (1 << 19)) out.clear();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_KernelRecordToHook);
 
 void BM_MergeAtStop(benchmark::State& state) {
   const std::string dir = TempDir();

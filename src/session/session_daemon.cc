@@ -82,21 +82,6 @@ std::string ReadSmallFile(const std::string& path, size_t limit = 64) {
   return text;
 }
 
-uint32_t ParentOf(uint32_t pid) {
-  // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold blanks and parentheses.
-  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buffer[512];
-  const ssize_t n = read(fd, buffer, sizeof buffer - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  std::string_view stat(buffer, static_cast<size_t>(n));
-  const size_t close_paren = stat.rfind(')');
-  if (close_paren == std::string_view::npos || close_paren + 4 >= stat.size()) return 0;
-  std::string_view rest = stat.substr(close_paren + 4);
-  return static_cast<uint32_t>(ParseNumber(rest.substr(0, rest.find(' '))).value_or(0));
-}
-
 std::string TaskName(uint32_t pid) {
   std::string name = ReadSmallFile("/proc/" + std::to_string(pid) + "/comm");
   if (!name.empty() && name.back() == '\n') name.pop_back();
@@ -115,7 +100,7 @@ std::vector<uint8_t> ProcessTableEvents(std::span<const std::pair<uint32_t, uint
       last_pid = pid;
       path = ExePath(pid);
       if (path.empty()) path = TaskName(pid);  // kernel threads have no executable
-      ppid = ParentOf(pid);
+      ppid = ParentPid(pid);
       if (symbols) {
         // Loader entries: start address and path of each executable mapping.
         const int fd =

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -851,6 +852,30 @@ void ExpectKernelEvents(SessionE2E& test, const std::string& reader) {
     EXPECT_GT(s.hooks[kHookExec], 0u);
     EXPECT_GT(s.hooks[kHookExit], 0u);
     EXPECT_GT(s.hooks[kHookFork], 0u);
+    // The process table names the hooker's real parent (this test), and the threads librastrace
+    // starts in it (attach, writer) are its threads, not FORKs of new processes.
+    std::set<uint64_t> threads, parents, forked;
+    auto reader = event::LogReader::Open(log);
+    ASSERT_TRUE(reader);
+    event::Event ev;
+    while (reader->Next(ev) == event::ReadStatus::kEvent) {
+      if (ev.hook_id == event::kHookUtil && ev.subhook == event::kUtilProcess && ev.generic &&
+          ev.generic_word == pid && ev.buffer.size() >= 16) {
+        uint64_t ppid = 0, tid = 0;
+        std::memcpy(&ppid, ev.buffer.data(), 8);
+        std::memcpy(&tid, ev.buffer.data() + 8, 8);
+        parents.insert(ppid);
+        threads.insert(tid);
+      }
+      if (ev.hook_id == kHookFork && ev.word_count >= 1) forked.insert(ev.words[0]);
+    }
+    EXPECT_EQ(parents, std::set<uint64_t>{static_cast<uint64_t>(getpid())});
+    EXPECT_GE(threads.size(), 2u) << "librastrace's threads are not the hooker's";
+    for (uint64_t tid : threads) {
+      if (tid != pid) {
+        EXPECT_EQ(forked.count(tid), 0u) << "thread " << tid << " is a FORK";
+      }
+    }
   }
 
   // The report reads like AIX's, with the default and the kernel templates.
@@ -865,6 +890,10 @@ void ExpectKernelEvents(SessionE2E& test, const std::string& reader) {
   EXPECT_NE(report.out.find("SYSTEM CALL"), std::string::npos);
   EXPECT_NE(report.out.find("DISPATCH"), std::string::npos);
   EXPECT_NE(report.out.find("session_hooker"), std::string::npos);
+  // A system call's entry shows the arguments it takes, by name (the hooker's last call).
+  if (kernel_lost == 0) {
+    EXPECT_NE(report.out.find("SYSTEM CALL exit_group error_code=0x"), std::string::npos);
+  }
   unsetenv("RASTRACE_KERNEL_READER");
 }
 

@@ -1,6 +1,9 @@
 #include "session/trace_line.h"
 
+#include <cctype>
 #include <charconv>
+
+#include "session/syscall_table.h"
 
 namespace rastrace::session {
 
@@ -87,11 +90,150 @@ Result<TraceLine> ParseTraceLine(std::string_view line) {
   }
 
   rest = rest.substr(colon + 2);
-  const size_t event_end = rest.find(':');
-  if (event_end == std::string_view::npos || event_end == 0) return MakeError("no event name");
+  // "event: body", or a system call event of syscalls/, which prints itself as "sys_NAME(ARGS)"
+  // (entry) and "sys_NAME -> 0xRET" (exit): the event is then "sys_NAME", the body the rest.
+  size_t event_end = 0;
+  while (event_end < rest.size() &&
+         (std::isalnum(static_cast<unsigned char>(rest[event_end])) || rest[event_end] == '_')) {
+    ++event_end;
+  }
+  if (event_end == 0) return MakeError("no event name");
   out.event = rest.substr(0, event_end);
-  out.body = TrimLeft(rest.substr(event_end + 1));
+  std::string_view after = rest.substr(event_end);
+  if (after.starts_with(':')) {
+    out.body = TrimLeft(after.substr(1));
+  } else if (out.event.starts_with("sys_") &&
+             (after.starts_with('(') || after.starts_with(" -> "))) {
+    out.body = after;
+  } else {
+    return MakeError("no event name");
+  }
   return out;
+}
+
+namespace {
+
+uint64_t Number(std::optional<std::string_view> text, int base = 10) {
+  if (!text) return 0;
+  return ParseNumber(*text, base).value_or(0);
+}
+
+// "NAME: VALUE" pairs separated by ", " in "(...)": the values, in order.
+size_t SyscallArguments(std::string_view list, std::array<uint64_t, 6>& values) {
+  size_t n = 0;
+  if (list.starts_with('(')) list.remove_prefix(1);
+  if (const size_t close = list.rfind(')'); close != std::string_view::npos) {
+    list = list.substr(0, close);
+  }
+  while (!list.empty() && n < values.size()) {
+    const size_t comma = list.find(", ");
+    std::string_view item = list.substr(0, comma);
+    const size_t colon = item.find(": ");
+    if (colon != std::string_view::npos) {
+      // The kernel prints the value with %lx, without 0x (some kernels with it).
+      values[n++] = Number(item.substr(colon + 2), 16);
+    }
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 2);
+  }
+  return n;
+}
+
+char StateLetter(std::string_view state) {
+  return state.empty() ? '?' : state.front();
+}
+
+}  // namespace
+
+bool ToKernelEvent(const TraceLine& line, SyscallTable& syscalls, KernelEvent& out) {
+  out = KernelEvent{};
+  out.tid = line.tid;
+  out.tgid = line.tgid;
+  out.cpu = line.cpu;
+  out.comm = line.comm;
+  out.timestamp = line.timestamp_ns;
+  const std::string_view ev = line.event;
+  const std::string_view body = line.body;
+  if (ev == "sys_enter" || ev == "sys_exit") {
+    // raw_syscalls: "NR 33 (b, 1, 55d16ae7b9bc, 0, 7, b)" / "NR 33 = 1"
+    if (!body.starts_with("NR ")) return false;
+    std::string_view rest = body.substr(3);
+    out.nr = Number(rest.substr(0, rest.find(' ')));
+    out.syscall = syscalls.ByNumber(out.nr);
+    if (ev == "sys_enter") {
+      out.kind = KernelEventKind::kSysEnter;
+      const size_t open = rest.find('(');
+      std::string_view args = open == std::string_view::npos ? "" : rest.substr(open + 1);
+      for (int i = 0; i < 6; ++i) {
+        const size_t comma = args.find_first_of(",)");
+        out.values[i] = Number(args.substr(0, comma), 16);
+        args = comma == std::string_view::npos ? "" : args.substr(comma + 1);
+        while (!args.empty() && args.front() == ' ') args.remove_prefix(1);
+      }
+    } else {
+      out.kind = KernelEventKind::kSysExit;
+      const size_t equals = rest.find("= ");
+      if (equals != std::string_view::npos) {
+        std::string_view number = rest.substr(equals + 2);
+        const bool negative = number.starts_with('-');
+        if (negative) number.remove_prefix(1);
+        const uint64_t magnitude = Number(number);
+        out.values[0] = negative ? uint64_t{0} - magnitude : magnitude;
+      }
+    }
+    return true;
+  }
+  if (ev.starts_with("sys_") && (body.starts_with('(') || body.starts_with(" -> "))) {
+    // syscalls/: "sys_openat(dfd: ffffff9c, filename: 7ffd, ...)" / "sys_openat -> 0x3"
+    out.syscall = syscalls.ByName(ev.substr(4));
+    out.nr = out.syscall->number();
+    if (body.starts_with('(')) {
+      out.kind = KernelEventKind::kSysEnter;
+      SyscallArguments(body, out.values);
+    } else {
+      out.kind = KernelEventKind::kSysExit;
+      out.values[0] = Number(body.substr(4), 16);
+    }
+    return true;
+  }
+  if (ev == "sched_switch") {
+    out.kind = KernelEventKind::kSwitch;
+    out.values = {Number(FieldValue(body, "prev_pid")),
+                  Number(FieldValue(body, "prev_prio")),
+                  static_cast<uint8_t>(StateLetter(FieldValue(body, "prev_state").value_or("?"))),
+                  Number(FieldValue(body, "next_pid")),
+                  Number(FieldValue(body, "next_prio")),
+                  0};
+  } else if (ev == "sched_process_fork") {
+    out.kind = KernelEventKind::kFork;
+    out.values[0] = Number(FieldValue(body, "pid"));
+    out.values[1] = Number(FieldValue(body, "child_pid"));
+  } else if (ev == "sched_process_exec") {
+    out.kind = KernelEventKind::kExec;
+    out.text = FieldValue(body, "filename").value_or("");
+    out.values[0] = Number(FieldValue(body, "pid"));
+  } else if (ev == "sched_process_exit") {
+    out.kind = KernelEventKind::kExit;
+    out.values[0] = Number(FieldValue(body, "pid"));
+    out.values[1] = Number(FieldValue(body, "prio"));
+  } else if (ev == "page_fault_user" || ev == "page_fault_kernel") {
+    out.kind = ev == "page_fault_user" ? KernelEventKind::kPageFaultUser
+                                       : KernelEventKind::kPageFaultKernel;
+    out.values[0] = Number(FieldValue(body, "address"), 16);
+    out.values[1] = Number(FieldValue(body, "ip"), 16);
+    out.values[2] = Number(FieldValue(body, "error_code"), 16);
+  } else if (ev == "irq_handler_entry") {
+    out.kind = KernelEventKind::kIrqEntry;
+    out.values[0] = Number(FieldValue(body, "irq"));
+    out.text = FieldValue(body, "name").value_or("");
+  } else if (ev == "irq_handler_exit") {
+    out.kind = KernelEventKind::kIrqExit;
+    out.values[0] = Number(FieldValue(body, "irq"));
+    out.values[1] = FieldValue(body, "ret").value_or("") == "handled" ? 1 : 0;
+  } else {
+    return false;
+  }
+  return true;
 }
 
 std::optional<std::string_view> FieldValue(std::string_view body, std::string_view key) {

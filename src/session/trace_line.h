@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "session/kernel_event.h"
 
 namespace rastrace::session {
 
@@ -25,6 +26,11 @@ struct TraceLine {
 };
 
 Result<TraceLine> ParseTraceLine(std::string_view line);
+
+class SyscallTable;
+// The kernel event of a parsed line, for the events rastrace maps (KernelSources()); false for
+// any other event. Its views point into `line`'s text and into `syscalls`.
+bool ToKernelEvent(const TraceLine& line, SyscallTable& syscalls, KernelEvent& out);
 
 // The value of `key=value` in a tracepoint body (values end at a blank); nullopt when absent.
 std::optional<std::string_view> FieldValue(std::string_view body, std::string_view key);

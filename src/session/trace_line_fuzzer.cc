@@ -10,6 +10,7 @@
 #include "event/encode.h"
 #include "event/reader.h"
 #include "session/kernel_events.h"
+#include "session/syscall_table.h"
 #include "session/trace_line.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,9 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::bitset<65536> all;
   all.set();
   session::KernelEventMapper mapper(all, nullptr);
+  session::SyscallTable syscalls;
+  session::KernelEvent event;
+  if (!session::ToKernelEvent(*parsed, syscalls, event)) return 0;
   std::vector<uint8_t> bytes;
   event::EncodeMagic(event::Layout::k64, NativeByteOrder(), bytes);
-  mapper.Map(*parsed, bytes);
+  mapper.Map(event, bytes);
   auto reader = event::LogReader::FromBytes(bytes);
   if (!reader) std::abort();
   event::Event ev;

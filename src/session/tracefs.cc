@@ -101,14 +101,16 @@ Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, cons
     }
     if (auto r = WriteFile(path + "/tracing_cpumask", mask); !r) return r.error();
   }
-  size_t enabled = 0;
-  for (const KernelSource& source : KernelSources()) {
-    if (!allowed.test(source.hook)) continue;
-    const std::string enable = path + "/events/" + source.tracepoint + "/enable";
-    if (!Exists(enable)) continue;  // this kernel lacks the tracepoint
-    if (WriteFile(enable, "1")) ++enabled;
+  // The tracepoints this kernel has (one per system call among them), each enabled on its own:
+  // -j/-k may leave out entries or returns.
+  for (const std::string& tracepoint : KernelTracepoints(path + "/events", allowed)) {
+    if (WriteFile(path + "/events/" + tracepoint + "/enable", "1")) {
+      instance.tracepoints_.push_back(tracepoint);
+    }
   }
-  if (enabled == 0) return MakeError("no kernel tracepoint could be enabled in {}", path);
+  if (instance.tracepoints_.empty()) {
+    return MakeError("no kernel tracepoint could be enabled in {}", path);
+  }
   instance.pipe_fd_ = open((path + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (instance.pipe_fd_ < 0) {
     return MakeError("{}/trace_pipe: {}", path, std::strerror(errno));
@@ -119,7 +121,8 @@ Result<TracefsInstance> TracefsInstance::Create(const std::string& tracefs, cons
 TracefsInstance::TracefsInstance(TracefsInstance&& other) noexcept
     : path_(std::move(other.path_)),
       pipe_fd_(other.pipe_fd_),
-      excluded_(std::move(other.excluded_)) {
+      excluded_(std::move(other.excluded_)),
+      tracepoints_(std::move(other.tracepoints_)) {
   other.path_.clear();
   other.pipe_fd_ = -1;
 }
@@ -128,9 +131,8 @@ TracefsInstance::~TracefsInstance() {
   if (pipe_fd_ >= 0) close(pipe_fd_);
   if (path_.empty()) return;
   (void)WriteFile(path_ + "/tracing_on", "0");
-  for (const KernelSource& source : KernelSources()) {
-    (void)WriteFile(path_ + "/events/" + source.tracepoint + "/enable", "0");
-  }
+  // Every event of the instance in one write (hundreds of system call events).
+  (void)WriteFile(path_ + "/events/enable", "0");
   // The kernel refuses while a reader still holds the instance open: retry briefly.
   for (int attempt = 0; attempt < 50 && rmdir(path_.c_str()) != 0 && errno == EBUSY; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -45,6 +45,8 @@ class TracefsInstance {
   // Events the kernel overwrote or dropped because this instance's buffers were full.
   uint64_t LostEvents() const;
   const std::string& path() const { return path_; }
+  // The tracepoints enabled ("sched/sched_switch", "syscalls/sys_enter_read", ...).
+  const std::vector<std::string>& tracepoints() const { return tracepoints_; }
 
  private:
   friend void RemoveStaleInstances(const std::string& tracefs);
@@ -52,6 +54,7 @@ class TracefsInstance {
   std::string path_;
   int pipe_fd_ = -1;
   std::vector<uint32_t> excluded_;
+  std::vector<std::string> tracepoints_;
 };
 
 }  // namespace rastrace::session
