@@ -125,8 +125,25 @@ Result<LogWriter> LogWriter::Create(const std::string& path, WriterOptions optio
         return MakeError("{}: cannot rename to {}: {}", path, old, std::strerror(errno));
       }
     }
-    int flags =
-        O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (options.overwrite ? O_TRUNC : O_EXCL);
+    // Replacing a log means a new file: an existing regular file is unlinked and the log made
+    // O_EXCL, never truncated in place, so a hard link to another file (made by whoever can
+    // write the directory) is never written through; a symlink put there after the unlink makes
+    // the open fail. What is not a regular file (a FIFO, a terminal) is opened as it is.
+    bool exclusive = true;
+    if (options.overwrite) {
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) == 0) {
+        if (S_ISREG(st.st_mode)) {
+          if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+            return MakeError("{}: cannot replace the existing file: {}", path,
+                             std::strerror(errno));
+          }
+        } else {
+          exclusive = false;  // O_NOFOLLOW refuses a symlink, O_WRONLY a directory, as before
+        }
+      }
+    }
+    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
     impl->fd = ::open(path.c_str(), flags, 0600);
     if (impl->fd < 0) {
       int err = errno;

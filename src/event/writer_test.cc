@@ -99,6 +99,27 @@ TEST(WriterTest, OverwriteTruncatesAndKeepOldRenames) {
   EXPECT_EQ(FileBytes(path).size(), 4u + 48);
 }
 
+// Replacing a log makes a new file (issue 19 point 4): a hard link to another file at the log's
+// path is replaced, the other file keeps its bytes.
+TEST(WriterTest, OverwriteNeverWritesThroughAHardLink) {
+  TempDir dir;
+  const std::string other = dir.File("other");
+  std::ofstream(other) << "keep";
+  const std::string path = dir.File("t.log");
+  ASSERT_EQ(::link(other.c_str(), path.c_str()), 0);
+  {
+    auto writer = LogWriter::Create(path, {.overwrite = true});
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    ASSERT_TRUE(writer->Write(OneWord(1)).ok());
+  }
+  EXPECT_EQ(FileBytes(other).size(), 4u);
+  EXPECT_EQ(FileBytes(path).size(), 4u + 24);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 1u);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
 TEST(WriterTest, RefusesSymlinks) {
   TempDir dir;
   std::string target = dir.File("target");

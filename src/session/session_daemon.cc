@@ -29,6 +29,7 @@
 #include "recorder/session_page.h"
 #include "session/daemon_diagnostics.h"
 #include "session/event_builder.h"
+#include "session/log_path.h"
 #include "session/merge.h"
 #include "session/process_recovery.h"
 #include "session/trace_line.h"
@@ -310,11 +311,22 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices, bool serve_
   if (auto made = MakePrivateDir(procs); !made) return MakeError("trace: {}", made.error().message);
   RemoveEntries(procs);
 
+  // The log and -C's per-cpu logs: a path the daemon must not write is refused now, not after
+  // the session ran (log_path.h).
   if (config_.log.log_path != "-") {
-    const std::string& path = config_.log.log_path;
-    const std::string parent = path.substr(0, std::max<size_t>(path.rfind('/'), 1));
-    if (access(parent.c_str(), W_OK) != 0) {
-      return MakeError("trace: cannot write the log {}: {}", path, std::strerror(errno));
+    std::vector<std::string> paths{config_.log.log_path};
+    if (config_.per_cpu) {
+      std::vector<uint32_t> cpus(config_.cpus.begin(), config_.cpus.end());
+      if (cpus.empty()) {
+        const long count = sysconf(_SC_NPROCESSORS_CONF);
+        for (long cpu = 0; cpu < count; ++cpu) cpus.push_back(static_cast<uint32_t>(cpu));
+      }
+      for (uint32_t cpu : cpus) paths.push_back(config_.log.log_path + "-" + std::to_string(cpu));
+    }
+    for (const std::string& path : paths) {
+      if (auto checked = CheckLogPath(path); !checked) {
+        return MakeError("trace: {}", checked.error().message);
+      }
     }
   }
 
@@ -602,6 +614,7 @@ Result<StopTotals> SessionDaemon::Stop() {
           });
       if (!cpu_sink) {
         totals.warnings.push_back("trace: " + cpu_sink.error().message);
+        totals.failed_logs.push_back(output);
         continue;
       }
       const MergeInput cpu_input{input, 0};
@@ -612,6 +625,7 @@ Result<StopTotals> SessionDaemon::Stop() {
       }
       if (auto closed = cpu_sink->Close(); !closed) {
         totals.warnings.push_back("trace: " + closed.error().message);
+        totals.failed_logs.push_back(output);
       }
     }
     std::vector<uint8_t> trailer;
@@ -657,6 +671,11 @@ Reply SessionDaemon::Handle(Command command) {
       std::string text =
           fmt::format("log {} events {} lost {}", r->log_path, r->events, r->lost_events);
       for (const auto& w : r->warnings) text += "; " + w;
+      // A per-cpu log that could not be written: the session's result is incomplete.
+      if (!r->failed_logs.empty()) {
+        text += fmt::format("; not written: {}", fmt::join(r->failed_logs, ", "));
+        return {false, text};
+      }
       return {true, text};
     }
   }

@@ -32,6 +32,7 @@ struct StopTotals {
   uint64_t processes = 0;
   uint64_t recovered_events = 0;  // taken from the rings of processes that died (SIGKILL)
   std::vector<std::string> warnings;
+  std::vector<std::string> failed_logs;  // per-cpu logs (-C) that could not be written
 };
 
 class SessionDaemon {

@@ -57,7 +57,7 @@ int ReportStop(const Result<session::StopTotals>& totals) {
     return 1;
   }
   for (const auto& warning : totals->warnings) std::fprintf(stderr, "%s\n", warning.c_str());
-  return 0;
+  return totals->failed_logs.empty() ? 0 : 1;
 }
 
 // `serve_thread`: a thread of the daemon answers trcon/trcoff/trcstop (the daemon starts it before
