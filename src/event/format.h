@@ -81,5 +81,9 @@ inline constexpr uint16_t kUtilTracepointDef = 0x0109;
 // rastrace merge gave a thread or process id of the current source (00A/105) another id, because
 // an earlier source used it: words: the id in its source, the id in the merged log.
 inline constexpr uint16_t kUtilRenumbered = 0x010A;
+// The wall clock beside the log's clock (docs/log-format.md, "Wall clock"): word 1 = CLOCK_REALTIME
+// in nanoseconds, read together with the event's own timestamp, so readers place the log's events
+// in real time and interleave logs whose clocks differ (TSC, CLOCK_MONOTONIC, CLOCK_REALTIME).
+inline constexpr uint16_t kUtilWallClock = 0x010B;
 
 }  // namespace rastrace::event

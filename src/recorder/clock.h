@@ -22,6 +22,12 @@ inline uint64_t MonotonicNanoseconds() {
   return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
+inline uint64_t RealtimeNanoseconds() {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
 inline uint64_t Now() {
   if (g_clock_is_tsc) [[likely]]
     return __rdtsc();

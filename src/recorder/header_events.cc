@@ -113,6 +113,9 @@ void AppendHeaderEvents(const SessionInfo& info, std::vector<uint8_t>& out) {
 
   const std::vector<uint8_t> conversion = event::EncodeTimeConversion(info.conversion, kOrder);
   AppendEvent(Generic(event::kHookUtil, event::kUtilTimeConversion, 0, conversion, tid, ts), out);
+  if (info.start_wall_ns != 0) {
+    AppendEvent(Words(event::kHookUtil, event::kUtilWallClock, {info.start_wall_ns}, tid, ts), out);
+  }
   AppendEvent(
       Words(event::kHookUtil, event::kUtilCpus, {info.cpus_total, info.cpus_traced}, tid, ts), out);
   AppendEvent(Words(event::kHookUtil, event::kUtilBufferMode,

@@ -16,6 +16,9 @@ namespace rastrace::recorder {
 // What the header says about the process and the machine, gathered when a session starts.
 struct SessionInfo {
   uint64_t start_timestamp = 0;  // raw ticks of TRACE ON
+  // CLOCK_REALTIME nanoseconds read right after start_timestamp (0: not read): the 00A/0x10B wall
+  // clock that places the log in real time.
+  uint64_t start_wall_ns = 0;
   uint64_t start_thread = 0;     // tid of the thread that started tracing
   uint64_t wall_seconds = 0;     // seconds since 1970 at the start
   uint32_t channels = 0;
@@ -33,7 +36,8 @@ struct SessionInfo {
 // Fills everything but the timestamp, conversion and options from the running process.
 SessionInfo GatherSessionInfo();
 
-// TRACE ON for each channel in info.channels, then 003, 00A/25C, 00A/101, 00A/102, 00A/100.
+// TRACE ON for each channel in info.channels, then 003, 00A/25C, 00A/10B (when start_wall_ns is
+// set), 00A/101, 00A/102, 00A/100.
 void AppendHeaderEvents(const SessionInfo& info, std::vector<uint8_t>& out);
 
 void AppendTraceOff(uint32_t channel, uint64_t thread_id, uint64_t timestamp,

@@ -165,6 +165,8 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   info.buffer_bytes = buffer::RingBuffer(options.buffer_bytes, options.mode, 0).capacity_bytes();
   info.log_bytes = options.log_bytes;
   info.start_timestamp = Now();
+  info.start_wall_ns = RealtimeNanoseconds();
+  info.wall_seconds = info.start_wall_ns / 1'000'000'000u;
 
   const SessionInfo header_info = info;
   auto sink = LogSink::Open(

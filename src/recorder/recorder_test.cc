@@ -128,6 +128,17 @@ TEST_F(RecorderTest, LogStartsWithTraceOnAndHeaderAndEndsWithTraceOff) {
     EXPECT_EQ(flag, 0u);
   }
 
+  // The wall clock beside the log's clock (00A/0x10B): CLOCK_REALTIME at the start, within the
+  // run of this test, and the header's start second is its second.
+  const LoggedEvent* wall = FindUtil(events, event::kUtilWallClock);
+  ASSERT_NE(wall, nullptr);
+  EXPECT_TRUE(wall->timestamped);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  const uint64_t now_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + now.tv_nsec;
+  EXPECT_LE(wall->words[0], now_ns);
+  EXPECT_GT(wall->words[0], now_ns - 600'000'000'000u);
+
   const LoggedEvent* cpus = FindUtil(events, event::kUtilCpus);
   ASSERT_NE(cpus, nullptr);
   EXPECT_EQ(cpus->words[0], static_cast<uint64_t>(sysconf(_SC_NPROCESSORS_CONF)));

@@ -25,7 +25,7 @@ bool DroppedFromProcessLog(const event::Event& ev) {
       return true;
     case event::kHookUtil:
       return ev.subhook == event::kUtilTimeConversion || ev.subhook == event::kUtilCpus ||
-             ev.subhook == event::kUtilBufferMode;
+             ev.subhook == event::kUtilBufferMode || ev.subhook == event::kUtilWallClock;
     default:
       return false;
   }

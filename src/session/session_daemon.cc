@@ -342,6 +342,7 @@ Result<void> SessionDaemon::Start(std::vector<std::string>& notices, bool serve_
   recorder::SelectClock(clock_);
   conversion_ = recorder::CalibrateClock(std::chrono::milliseconds(10));
   start_timestamp_ = recorder::Now();
+  start_wall_ns_ = recorder::RealtimeNanoseconds();
 
   // The daemon is not part of what it records: neither in the process table nor in the kernel's
   // events (below).
@@ -574,6 +575,9 @@ Result<StopTotals> SessionDaemon::Stop() {
   info.buffer_bytes = config_.log.buffer_bytes;
   info.log_bytes = config_.log.log_bytes;
   info.start_timestamp = start_timestamp_;
+  // The header's start time is the session's start, not now (the log is written at the stop).
+  info.start_wall_ns = start_wall_ns_;
+  info.wall_seconds = start_wall_ns_ / 1'000'000'000u;
   info.conversion = conversion_;
   if (!config_.cpus.empty()) info.cpus_traced = config_.cpus.size();
   const std::vector<uint8_t> table = process_table_;

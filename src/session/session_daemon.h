@@ -84,6 +84,7 @@ class SessionDaemon {
   recorder::ClockChoice clock_ = recorder::ClockChoice::kMonotonic;
   event::TimeConversion conversion_;
   uint64_t start_timestamp_ = 0;
+  uint64_t start_wall_ns_ = 0;  // CLOCK_REALTIME beside start_timestamp_ (00A/0x10B)
   std::mutex mutex_;
   bool on_ = false;
   std::atomic<bool> stopped_{false};
