@@ -158,6 +158,19 @@ Result<LogReader> LogReader::FromBytes(std::span<const uint8_t> bytes, std::stri
   return LogReader(std::move(impl));
 }
 
+Result<LogReader> LogReader::FromOwnedBytes(std::vector<uint8_t> bytes, std::string name,
+                                            ReaderOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->name = std::move(name);
+  impl->options = options;
+  impl->window = std::move(bytes);  // memory mode leaves the window unused: it holds the bytes
+  impl->data = impl->window.data();
+  impl->end = impl->window.size();
+  impl->eof = true;
+  if (auto magic = impl->ReadMagic(); !magic) return magic.error();
+  return LogReader(std::move(impl));
+}
+
 Layout LogReader::layout() const {
   return impl_->layout;
 }

@@ -32,6 +32,10 @@ class LogReader {
   // Reads a log held in memory (tests, fuzzing). `name` is used in messages.
   static Result<LogReader> FromBytes(std::span<const uint8_t> bytes, std::string name = "<memory>",
                                      ReaderOptions options = {});
+  // The same for bytes the reader keeps (a log built in memory from another format: an STDA save
+  // file, src/stda/trace_input.h).
+  static Result<LogReader> FromOwnedBytes(std::vector<uint8_t> bytes, std::string name,
+                                          ReaderOptions options = {});
 
   LogReader(LogReader&&) noexcept;
   LogReader& operator=(LogReader&&) noexcept;

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "event/format.h"
+#include "stda/trace_input.h"
 
 namespace rastrace::report {
 
@@ -18,6 +19,7 @@ struct EventSource::Input {
   bool has_pending = false;
   bool ended = false;
   event::TimeBase timebase;
+  event::LogClock clock;  // places this log's times in wall-clock time, when it says how
   uint64_t last_ns = 0;  // time of the last timestamped event: untimestamped ones share it
   bool have_time = false;
   std::optional<int64_t> start_seconds;  // from the 003 header
@@ -44,26 +46,23 @@ EventSource::~EventSource() = default;
 
 namespace {
 
-// What the first events of a log tell before reporting starts. rastrace writes the time
-// conversion right after the header, so the header's own timestamp would otherwise be converted
-// differently from every later one; and the recorder writes TRACE ON (001) just before the 003
-// header, which would put the column header and TRACE ON above the header: they are reported
-// after the header block instead, where AIX reports show them.
+// What the first events of a log tell before reporting starts (its time conversion and wall clock
+// come from event/log_clock.h: rastrace writes the conversion right after the header, whose own
+// timestamp would otherwise be converted differently from every later one). The recorder writes
+// TRACE ON (001) just before the 003 header, which would put the column header and TRACE ON above
+// the header: they are reported after the header block instead, where AIX reports show them.
 struct LogStart {
-  event::TimeConversion conversion;
   size_t trace_ons_before_header = 0;  // 001 events that come before the first 003
 };
 
 LogStart ScanLogStart(const std::string& path) {
   LogStart start;
-  event::TimeBase timebase;
   auto reader = event::LogReader::Open(path, event::ReaderOptions{.reformat = false});
   if (!reader) return start;
   event::Event e;
   size_t trace_ons = 0;
-  bool header_seen = false, leading = true, conversion_seen = false;
+  bool header_seen = false, leading = true;
   for (int i = 0; i < 64 && reader->Next(e) == event::ReadStatus::kEvent; ++i) {
-    if (!conversion_seen && timebase.Observe(e, reader->byte_order())) conversion_seen = true;
     if (leading && !header_seen) {
       if (e.hook_id == event::kHookTraceOn) {
         ++trace_ons;
@@ -74,9 +73,8 @@ LogStart ScanLogStart(const std::string& path) {
         leading = false;
       }
     }
-    if (conversion_seen && (header_seen || !leading)) break;
+    if (header_seen || !leading) break;
   }
-  start.conversion = timebase.conversion();
   return start;
 }
 
@@ -87,20 +85,27 @@ Result<std::unique_ptr<EventSource>> EventSource::Open(const std::vector<std::st
   std::unique_ptr<EventSource> source(new EventSource());
   for (const std::string& path : paths) {
     if (verbose != nullptr) std::fprintf(verbose, "trcrpt: reading %s\n", path.c_str());
-    auto reader = event::LogReader::Open(path, event::ReaderOptions{.reformat = reformat});
-    if (!reader) return reader.error();
+    auto opened = stda::OpenTraceInput(path, event::ReaderOptions{.reformat = reformat});
+    if (!opened) return opened.error();
+    auto& reader = opened->reader;
+    for (auto& problem : opened->problems) source->warnings_.push_back(std::move(problem));
     struct stat st {};
     if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       source->total_bytes_ += static_cast<uint64_t>(st.st_size);
     }
-    source->inputs_.push_back(std::make_unique<Input>(std::move(reader).value()));
-    source->inputs_.back()->thread_space = uint64_t{source->inputs_.size() - 1} << 32;
-    if (path != "-") {
-      LogStart start = ScanLogStart(path);
-      source->inputs_.back()->timebase.Set(start.conversion);
-      source->inputs_.back()->hold_before_header = start.trace_ons_before_header;
+    source->inputs_.push_back(std::make_unique<Input>(std::move(reader)));
+    Input& input = *source->inputs_.back();
+    input.thread_space = uint64_t{source->inputs_.size() - 1} << 32;
+    input.clock = opened->clock;
+    if (input.clock.conversion) input.timebase.Set(*input.clock.conversion);
+    if (path != "-" && !opened->save_file) {
+      input.hold_before_header = ScanLogStart(path).trace_ons_before_header;
     }
   }
+  std::vector<event::LogClock> clocks;
+  for (const auto& input : source->inputs_) clocks.push_back(input->clock);
+  event::PlaceOnOneTimeLine(clocks);
+  for (size_t i = 0; i < clocks.size(); ++i) source->inputs_[i]->clock = clocks[i];
   return source;
 }
 
@@ -165,8 +170,9 @@ bool EventSource::Fill(Input& input) {
 }
 
 void EventSource::SetKey(Input& input) {
-  input.key_ns = input.pending.timestamped ? input.timebase.ToNanoseconds(input.pending.timestamp)
-                                           : input.last_ns;
+  input.key_ns = input.pending.timestamped
+                     ? input.clock.ToWall(input.timebase.ToNanoseconds(input.pending.timestamp))
+                     : input.last_ns;
 }
 
 void EventSource::HoldTraceOns(Input& input) {
@@ -194,8 +200,8 @@ void EventSource::Learn(Input& input, const event::Event& event) {
   if (event.hook_id == event::kHookUtil) {
     if (event.subhook == event::kUtilTimeConversion) {
       if (input.timebase.Observe(event, order)) {
-        input.last_ns = input.timebase.ToNanoseconds(input.last_ticks);
-        input.first_ns = input.timebase.ToNanoseconds(input.first_ticks);
+        input.last_ns = input.clock.ToWall(input.timebase.ToNanoseconds(input.last_ticks));
+        input.first_ns = input.clock.ToWall(input.timebase.ToNanoseconds(input.first_ticks));
         if (first_input_ == &input) first_ns_ = input.first_ns;
       }
     } else if (event.subhook == event::kUtilCpus && !event.generic && event.word_count >= 2) {
@@ -212,7 +218,8 @@ void EventSource::Learn(Input& input, const event::Event& event) {
     }
   } else if (event.hook_id == event::kHookHeader && event.generic && !input.start_seconds) {
     input.start_seconds = static_cast<int64_t>(event.generic_word);
-  } else if (event.hook_id == event::kHookExec || event.hook_id == event::kHookFork) {
+  } else if (event.hook_id == event::kHookExec || event.hook_id == event::kHookFork ||
+             event.hook_id == event::kHookDynamicTracepoint) {
     processes_.Observe(event, order, sequence_);
   } else if (event.hook_id == event::kHookDispatch && !event.generic && event.word_count >= 2) {
     // Words: the thread dispatched, its priority, ... (docs/session.md).
@@ -268,6 +275,9 @@ bool EventSource::Next(SourcedEvent& out) {
     int64_t since_start =
         input.have_first ? static_cast<int64_t>(input.last_ns - input.first_ns) : 0;
     out.wall_seconds = *input.start_seconds + since_start / 1'000'000'000;
+  } else if (input.clock.anchor != event::WallClockAnchor::kNone) {
+    // No header (POSIX streams, trace on --log, save files): the time itself is real time.
+    out.wall_seconds = static_cast<int64_t>(now_ns / 1'000'000'000);
   }
   return true;
 }

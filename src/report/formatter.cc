@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "event/format.h"
 #include "report/host_address.h"
+#include "stda/report.h"
 
 namespace rastrace::report {
 
@@ -46,9 +48,11 @@ class Formatter::Host : public tmpl::ReportHost {
 };
 
 Formatter::Formatter(const tmpl::TemplateSet& templates, const TemplateIndex& index,
-                     ProcessTable& processes, WarningOnce& warnings, bool raw)
+                     ProcessTable& processes, WarningOnce& warnings, bool raw,
+                     const tsf::FormatPath* tracepoints)
     : index_(index),
       raw_(raw),
+      tracepoints_(tracepoints),
       ip_address_(raw ? 0 : LocalIpv4Address()),
       host_(std::make_unique<Host>(processes, warnings)),
       evaluator_(raw ? nullptr : std::make_unique<tmpl::Evaluator>(templates, *host_)) {}
@@ -69,6 +73,25 @@ void AppendRawHex(const event::Event& event, ByteOrder order, std::string& out) 
   }
 }
 
+// An OS/2 tracepoint hit (00C: subhook = minor, data word = major | flags << 16 | pid << 32, the
+// buffer its data) whose major has a format file: its DESC, then one line per FMT string, exactly
+// as tracefmt prints them (docs/trcrpt.md, "OS/2 tracepoints").
+bool Formatter::FormatTracepoint(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
+  const event::Event& e = *prepared.event;
+  if (tracepoints_ == nullptr || e.hook_id != event::kHookDynamicTracepoint || !e.generic ||
+      e.layout != event::Layout::k64) {
+    return false;
+  }
+  const auto major = static_cast<uint16_t>(e.generic_word & 0xFFFF);
+  const auto flags = static_cast<uint8_t>(e.generic_word >> 16);
+  const tsf::FormatFile* file = tracepoints_->Find(major);
+  const tsf::TracepointFormat* format = file != nullptr ? file->Find(e.subhook) : nullptr;
+  if (format == nullptr) return false;
+  out.level = tmpl::Level::kAppl;
+  stda::AppendTracepointText(*format, {major, e.subhook, (flags & 0x01) == 0, e.buffer}, out.text);
+  return true;
+}
+
 void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
   out.text.clear();
   out.status = tmpl::EvalStatus::kOk;
@@ -78,6 +101,7 @@ void Formatter::Format(const PreparedEvent& prepared, tmpl::EvalOutput& out) {
     AppendRawHex(event, prepared.byte_order, out.text);
     return;
   }
+  if (FormatTracepoint(prepared, out)) return;
   const tmpl::Template* tmpl = index_.For(event.hook_id);
   if (tmpl == nullptr) {
     // Neither 007 nor 008 exists: say so rather than print nothing.

@@ -11,6 +11,7 @@
 #include "report/prepared_event.h"
 #include "report/process_table.h"
 #include "template/template.h"
+#include "tsf/format_path.h"
 
 namespace rastrace::report {
 
@@ -37,15 +38,20 @@ class WarningOnce {
 
 class Formatter {
  public:
+  // `tracepoints` (may be null): the TFF format files OS/2 tracepoint hits (00C) are formatted
+  // with.
   Formatter(const tmpl::TemplateSet& templates, const TemplateIndex& index, ProcessTable& processes,
-            WarningOnce& warnings, bool raw);
+            WarningOnce& warnings, bool raw, const tsf::FormatPath* tracepoints = nullptr);
   ~Formatter();
   void Format(const PreparedEvent& event, tmpl::EvalOutput& out);
 
  private:
   class Host;
+  bool FormatTracepoint(const PreparedEvent& event, tmpl::EvalOutput& out);
+
   const TemplateIndex& index_;
   bool raw_;
+  const tsf::FormatPath* tracepoints_;
   uint32_t ip_address_;  // $IPADDR
   std::unique_ptr<Host> host_;
   std::unique_ptr<tmpl::Evaluator> evaluator_;

@@ -96,7 +96,7 @@ Result<void> ApplyFlag(char flag, std::string_view value, ReportOptions& options
       options.output_file = value;
       return Ok();
     case 't':
-      options.template_file = value;
+      options.template_paths.emplace_back(value);
       return Ok();
     case 'p':
       return ApplyProcessList(value, options);
@@ -277,7 +277,7 @@ Result<ReportOptions> ParseReportOptions(std::span<const std::string_view> args)
 
 std::string_view UsageText() {
   return R"(usage: trcrpt [-c] [-d List] [-e Date] [-h] [-j] [-k List] [-m] [-n Name] [-o File]
-              [-p List] [-q] [-r] [-s Date] [-t File] [-T List] [-v] [-x]
+              [-p List] [-q] [-r] [-s Date] [-t Path] [-T List] [-v] [-x]
               [-O Options] [--jobs N] [File ...]
   -c          check the template file and exit (1 on any error)
   -d List     report only these hook ids (hhh, hhhh, or hh for hh0-hhF)
@@ -291,7 +291,9 @@ std::string_view UsageText() {
   -m          merge the logs in time order (what trcrpt does with several logs anyway)
   -o File     write the report to File
   -r          raw: each event's bytes in hex instead of its template
-  -t File     template file (default: $RASTRACE_TEMPLATES, the installed trcfmt, the source tree's)
+  -t Path     template file, or directory of TRCxxxx.TFF format files (OS/2 tracepoints);
+              repeatable, or a ':'-separated list (default: $RASTRACE_TEMPLATES, the installed
+              trcfmt, the source tree's; format files from the current directory)
   -v          print the name of each file as it is opened
   -q          with -c: only the exit status
   -x          show the whole exec path in the PROCESS NAME column

@@ -59,7 +59,9 @@ struct ReportOptions {
   std::optional<int64_t> start_elapsed_ns;  // -O starttime=
   std::optional<int64_t> end_elapsed_ns;    // -O endtime=
 
-  std::string template_file;  // -t (empty: the default search, docs/trcrpt.md)
+  // -t, in order: template files and directories of TFF format files, each value possibly a
+  // ':'-separated search path (none: the default search, docs/trcrpt.md).
+  std::vector<std::string> template_paths;
   std::string output_file;    // -o (empty: standard output)
   std::string name_list;      // -n (accepted; rastrace has no kernel symbol lookup)
   unsigned jobs = 1;          // --jobs

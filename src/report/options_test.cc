@@ -67,7 +67,7 @@ TEST(Options, FlagsClusterAndTakeValuesAttachedOrSeparate) {
   EXPECT_TRUE(r->include_ids.Contains(0x0110));
   EXPECT_TRUE(r->exclude_ids.Contains(0x02F0));
   EXPECT_EQ(r->output_file, "file.txt");
-  EXPECT_EQ(r->template_file, "fmt");
+  EXPECT_EQ(r->template_paths, std::vector<std::string>{"fmt"});
   EXPECT_EQ(r->tids, (std::vector<uint64_t>{7, 8}));
   EXPECT_EQ(r->pids, std::vector<uint64_t>{12});
   EXPECT_EQ(r->process_names, std::vector<std::string>{"prog"});

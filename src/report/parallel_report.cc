@@ -180,7 +180,7 @@ void RunParallel(const StageSet& stages, unsigned jobs) {
   for (unsigned i = 0; i < jobs; ++i) {
     workers.emplace_back([&] {
       Formatter formatter(stages.templates, stages.index, stages.source.processes(),
-                          stages.warnings, stages.raw);
+                          stages.warnings, stages.raw, stages.tracepoints);
       while (Batch* batch = queue.Pop()) {
         for (size_t k = 0; k < batch->items.size(); ++k) {
           formatter.Format(batch->items[k].prepared, batch->outputs[k]);

@@ -22,6 +22,7 @@ struct StageSet {
   const TemplateIndex& index;
   WarningOnce& warnings;
   bool raw;
+  const tsf::FormatPath* tracepoints = nullptr;
 };
 
 void RunParallel(const StageSet& stages, unsigned jobs);

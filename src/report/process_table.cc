@@ -3,11 +3,20 @@
 #include <algorithm>
 #include <mutex>
 
+#include "event/format.h"
 #include "event/process_events.h"
 
 namespace rastrace::report {
 
 bool ProcessTable::Observe(const event::Event& event, ByteOrder order, uint64_t sequence) {
+  if (event.hook_id == event::kHookDynamicTracepoint && event.generic &&
+      event.layout == event::Layout::k64) {
+    // A tracepoint hit names its process (data word bits 32-63), as exports read it too.
+    const uint64_t pid = event.generic_word >> 32;
+    if (pid == 0 || PidOfThread(event.thread_id) == pid) return false;
+    SetThread(event.thread_id, pid);
+    return true;
+  }
   const auto decoded = event::DecodeProcessEvent(event, order);
   if (!decoded) return false;
   // A string that does not fit its buffer reads as empty: the table still learns the ids.

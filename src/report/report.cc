@@ -52,7 +52,7 @@ void RunHistogram(Preparer& preparer, EventSource& source, const tmpl::TemplateS
 }  // namespace
 
 int RunReport(const ReportOptions& options, const tmpl::TemplateSet& templates, std::FILE* out,
-              std::FILE* err) {
+              std::FILE* err, const tsf::FormatPath* tracepoints) {
   auto opened = EventSource::Open(options.logs, options.verbose ? err : nullptr, !options.raw);
   if (!opened) {
     std::fprintf(err, "trcrpt: %s\n", opened.error().message.c_str());
@@ -71,10 +71,12 @@ int RunReport(const ReportOptions& options, const tmpl::TemplateSet& templates, 
     Emitter emitter(options, sink.text());
     if (options.jobs > 1) {
       RunParallel(
-          {preparer, emitter, sink, progress, source, templates, index, warnings, options.raw},
+          {preparer, emitter, sink, progress, source, templates, index, warnings, options.raw,
+           tracepoints},
           options.jobs);
     } else {
-      Formatter formatter(templates, index, source.processes(), warnings, options.raw);
+      Formatter formatter(templates, index, source.processes(), warnings, options.raw,
+                          tracepoints);
       PreparedEvent prepared;
       tmpl::EvalOutput text;
       while (preparer.Next(prepared)) {

@@ -39,10 +39,8 @@ std::string_view FamilyName(Family family) {
 }
 
 const Schema* Catalog::Find(std::string_view name) const {
-  for (const auto& schema : schemas_) {
-    if (schema->name == name) return schema.get();
-  }
-  return nullptr;
+  const auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : schemas_[it->second].get();
 }
 
 const Schema& Catalog::Add(Schema schema) {
@@ -56,6 +54,7 @@ const Schema& Catalog::Add(Schema schema) {
     }
   }
   schema.id = static_cast<uint32_t>(schemas_.size());
+  by_name_.emplace(schema.name, schema.id);
   schemas_.push_back(std::make_unique<Schema>(std::move(schema)));
   return *schemas_.back();
 }

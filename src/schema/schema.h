@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace rastrace::schema {
@@ -82,6 +83,7 @@ class Catalog {
 
  private:
   std::vector<std::unique_ptr<Schema>> schemas_;
+  std::unordered_map<std::string, uint32_t> by_name_;
 };
 
 }  // namespace rastrace::schema

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <iterator>
 
 #include "tsf/fmt.h"
 
@@ -47,6 +48,20 @@ std::string HexDumpLines(std::span<const uint8_t> data, std::string_view indent)
                        tsf::HexBytes(data.subspan(i, std::min<size_t>(16, data.size() - i))));
   }
   return out;
+}
+
+void AppendTracepointText(const tsf::TracepointFormat& format, const tsf::FmtRecord& record,
+                          std::string& out) {
+  if (format.desc.empty()) {
+    fmt::format_to(std::back_inserter(out), "TRACEPOINT {:04X}:{:04X}", record.major, record.minor);
+  } else {
+    out += format.desc;
+  }
+  tsf::RecordFormatter formatter(record);
+  for (const tsf::FmtLineItems& line : format.parsed) {
+    out += '\n';
+    formatter.FormatLine(line, out);
+  }
 }
 
 bool AppendRecordText(size_t sequence, const Record& r, Format format,

@@ -37,6 +37,11 @@ std::string TimestampText(const Record& record, Format format);
 bool AppendRecordText(size_t sequence, const Record& record, Format format,
                       const tsf::TracepointFormat* format_entry, std::string& out);
 
+// The text of a tracepoint hit in a rastrace log (00C) as trcrpt and the exports' text column show
+// it: the DESC (else `TRACEPOINT MMMM:NNNN`), then one line per FMT string, lines separated by '\n'.
+void AppendTracepointText(const tsf::TracepointFormat& format, const tsf::FmtRecord& record,
+                          std::string& out);
+
 // Hex dump lines of `data`, 16 bytes a line, each starting with `indent`.
 std::string HexDumpLines(std::span<const uint8_t> data, std::string_view indent);
 

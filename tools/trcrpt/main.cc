@@ -1,6 +1,7 @@
 // trcrpt: formats a report from trace logs with trcfmt templates (docs/trcrpt.md).
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,45 +12,54 @@
 #include "report/options.h"
 #include "report/report.h"
 #include "report/template_path.h"
+#include "schema/descriptions.h"
 #include "template/template.h"
 
 namespace {
 
 using rastrace::report::ReportOptions;
 
-// Loads the template file; prints its diagnostics unless `quiet`. Returns false when the file
-// cannot be read at all; `errors` counts diagnostics that are errors.
-bool LoadTemplates(const std::string& path, bool quiet, rastrace::tmpl::TemplateSet& templates,
-                   size_t& errors) {
-  std::vector<rastrace::tmpl::Diagnostic> diagnostics;
-  auto added = templates.AddFile(path, diagnostics);
-  if (!added) {
-    std::fprintf(stderr, "trcrpt: %s\n", added.error().message.c_str());
-    return false;
-  }
-  errors = 0;
-  for (const auto& diagnostic : diagnostics) {
-    if (!diagnostic.warning) ++errors;
-    if (!quiet) std::fprintf(stderr, "%s\n", diagnostic.ToString().c_str());
-  }
-  if (*added == 0 && diagnostics.empty()) {
-    // Nothing to format any event with: every event would be "UNDEFINED TRACE ID".
-    std::fprintf(stderr, "trcrpt: %s: no templates in the file\n", path.c_str());
-    return false;
-  }
-  return true;
-}
-
-std::string TemplatePath(const ReportOptions& options) {
-  if (!options.template_file.empty()) return options.template_file;
-  std::string found = rastrace::report::FindDefaultTemplateFile();
-  if (found.empty()) {
-    std::fprintf(stderr, "trcrpt: no template file: give one with -t; looked for:\n");
-    for (const auto& candidate : rastrace::report::TemplateFileCandidates()) {
-      std::fprintf(stderr, "  %s\n", candidate.c_str());
+// Loads the template files and format file directories of -t (else the default template file and
+// the format files of the current directory); prints their diagnostics unless `quiet`. Returns
+// null when they cannot be loaded at all; `errors` counts diagnostics that are errors.
+std::unique_ptr<rastrace::schema::Descriptions> LoadDescriptions(const ReportOptions& options,
+                                                                 bool quiet, size_t& errors) {
+  rastrace::schema::DescriptionPaths paths;
+  paths.given = options.template_paths;
+  paths.default_format_dirs = {"."};
+  bool names_a_file = false;
+  for (const std::string& value : options.template_paths) {
+    for (size_t start = 0; start <= value.size();) {
+      const size_t colon = value.find(':', start);
+      const std::string entry =
+          value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      std::error_code ec;
+      if (!entry.empty() && !std::filesystem::is_directory(entry, ec)) names_a_file = true;
+      if (colon == std::string::npos) break;
+      start = colon + 1;
     }
   }
-  return found;
+  if (!names_a_file) {
+    paths.default_template_file = rastrace::report::FindDefaultTemplateFile();
+    if (paths.default_template_file.empty()) {
+      std::fprintf(stderr, "trcrpt: no template file: give one with -t; looked for:\n");
+      for (const auto& candidate : rastrace::report::TemplateFileCandidates()) {
+        std::fprintf(stderr, "  %s\n", candidate.c_str());
+      }
+      return nullptr;
+    }
+  }
+  rastrace::schema::DescriptionProblems problems;
+  auto loaded = rastrace::schema::LoadDescriptions(paths, problems);
+  if (!loaded) {
+    std::fprintf(stderr, "trcrpt: %s\n", loaded.error().message.c_str());
+    return nullptr;
+  }
+  errors = problems.errors;
+  if (!quiet) {
+    for (const auto& message : problems.messages) std::fprintf(stderr, "%s\n", message.c_str());
+  }
+  return std::move(loaded).value();
 }
 
 void ListIds(const rastrace::tmpl::TemplateSet& templates, std::FILE* out) {
@@ -74,14 +84,20 @@ int Run(int argc, char** argv) {
     std::fputs(rastrace::report::UsageText().data(), stdout);
     return 0;
   }
-  std::string template_path = TemplatePath(options);
-  if (template_path.empty()) return 1;
-  if (options.verbose) std::fprintf(stderr, "trcrpt: templates %s\n", template_path.c_str());
-  rastrace::tmpl::TemplateSet templates;
   size_t errors = 0;
-  if (!LoadTemplates(template_path, options.quiet && options.check_templates, templates, errors)) {
-    return 1;
+  auto descriptions =
+      LoadDescriptions(options, options.quiet && options.check_templates, errors);
+  if (!descriptions) return 1;
+  if (options.verbose) {
+    for (const auto& file : descriptions->template_files) {
+      std::fprintf(stderr, "trcrpt: templates %s\n", file.c_str());
+    }
+    for (const auto& dir : descriptions->format_dirs) {
+      std::fprintf(stderr, "trcrpt: format files from %s (%zu)\n", dir.c_str(),
+                   descriptions->tracepoints.size());
+    }
   }
+  const rastrace::tmpl::TemplateSet& templates = descriptions->templates;
   if (options.check_templates) return errors == 0 ? 0 : 1;
   if (options.list_ids) {
     ListIds(templates, stdout);
@@ -105,7 +121,8 @@ int Run(int argc, char** argv) {
     out = file.get();
   }
   // RunReport checks its own writes ("error writing the report", status 1).
-  int status = rastrace::report::RunReport(options, templates, out, stderr);
+  int status =
+      rastrace::report::RunReport(options, templates, out, stderr, &descriptions->tracepoints);
   if (file && std::fclose(file.release()) != 0) {
     std::perror(("trcrpt: " + options.output_file).c_str());
     return 1;
