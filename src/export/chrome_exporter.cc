@@ -6,6 +6,7 @@
 
 #include "event/format.h"
 #include "event/s2.h"
+#include "export/field_text.h"
 #include "export/text_escape.h"
 
 namespace rastrace::exporter {
@@ -28,6 +29,7 @@ bool IsMetadataOnly(const event::Event& e) {
     case event::kUtilCpu:
     case event::kUtilTracepointDef:
     case event::kUtilRenumbered:
+    case event::kUtilWallClock:
       return true;
     default:
       return false;
@@ -46,9 +48,24 @@ void AppendMicroseconds(std::string& out, uint64_t ns) {
 
 }  // namespace
 
-ChromeExporter::ChromeExporter(OutputFile file, PairTable pairs, const MergedStream* stream)
+ChromeExporter::ChromeExporter(OutputFile file, PairTable pairs, const MergedStream* stream,
+                               const schema::Declarations* declarations)
     : file_(std::move(file)), pairs_(std::move(pairs)), stream_(stream) {
   file_.Write("{\"traceEvents\":[\n");
+  if (declarations == nullptr) return;
+  for (const auto& d : declarations->counters) {
+    Counter c{d.name, {}, d.value};
+    if (d.on.hook_id) {
+      c.on.hook_id = *d.on.hook_id;
+      c.on.subhook = d.on.subhook.value_or(0);
+      c.on.subhook_mask = d.on.subhook ? 0xFFFF : 0;
+      hooks_with_counters_[c.on.hook_id] = true;
+    } else {
+      c.on.schema = d.on.schema;
+      schema_counters_ = true;
+    }
+    counters_.push_back(std::move(c));
+  }
 }
 
 uint64_t ChromeExporter::MapId(size_t origin, uint64_t id) const {
@@ -143,25 +160,17 @@ void ChromeExporter::AppendArgs(const ExportRecord& record, std::string_view end
   line_.push_back('"');
   AppendTemplateId(line_, e.hook_id);
   line_.push_back('"');
-  fmt::format_to(std::back_inserter(line_), ",\"subhook\":\"{:04X}\",\"offset\":{}", e.subhook,
-                 e.offset);
-  if (e.generic) {
-    line_.append(",\"data_word\":\"");
-    AppendHexWord(line_, e.generic_word);
-    // The whole buffer (at most 65535 bytes, so a line stays bounded): viewers show args as
-    // they are, and a cut would lose what only the buffer holds.
-    line_.append("\",\"buffer\":\"");
-    AppendHex(line_, e.buffer);
-    line_.push_back('"');
-  } else if (e.word_count > 0) {
-    line_.append(",\"words\":[");
-    for (unsigned i = 0; i < e.word_count && i < event::kMaxDataWords; ++i) {
-      if (i > 0) line_.push_back(',');
-      line_.push_back('"');
-      AppendHexWord(line_, e.words[i]);
-      line_.push_back('"');
-    }
-    line_.push_back(']');
+  line_.append(",\"subhook\":\"");
+  AppendHex4(line_, e.subhook);
+  line_.append("\",\"offset\":");
+  const fmt::format_int offset(e.offset);
+  line_.append(offset.data(), offset.size());
+  // The named fields of the event's schema (a raw schema holds the data words, or the data word
+  // and the whole buffer: at most 65535 bytes, so a line stays bounded).
+  if (record.schema != nullptr && AnyPresent(record.values)) {
+    line_.append(",\"fields\":{");
+    AppendJsonFields(line_, *record.schema, record.values, /*skip_absent=*/true);
+    line_.push_back('}');
   }
   if (record.cpu) fmt::format_to(std::back_inserter(line_), ",\"cpu\":{}", *record.cpu);
   if (record.has_text) {
@@ -256,23 +265,12 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
     return Ok();
   }
 
-  std::string& name = name_;
-  name.clear();
-  if (record.has_text && !record.label.empty()) {
-    name.append(record.label);
-  } else if (e.hook_id == event::kHookDynamicTracepoint && e.generic) {
-    fmt::format_to(std::back_inserter(name), "tracepoint {:04X}:{:04X}", e.generic_word & 0xFFFF,
-                   e.subhook);
-  } else {
-    name.append("hook ");
-    AppendTemplateId(name, e.hook_id);
-    if (e.hook_id == event::kHookUtil) {
-      name.append(" subhook ");
-      AppendHex4(name, e.subhook);
-    }
-  }
+  // Every event is named by its schema (src/schema): the template's label, the POSIX event type,
+  // the tracepoint's DESC, the system call.
+  const std::string_view name = record.schema->name;
+  if (!counters_.empty()) Counters(record, track, ts);
 
-  const auto role = pairs_.Find(e);
+  const auto role = pairs_.Find(e, record.schema, record.values);
   if (role) {
     const PairRule& rule = pairs_.rule(role->rule);
     if (rule.scope == PairScope::kGlobal) {
@@ -294,6 +292,15 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
         const auto named = event::ReadS2(e.buffer, *rule.name_in_buffer, record.item->byte_order);
         if (named && !named->empty()) slice_name = *named;
       }
+      if (!rule.title_field.empty()) {
+        const auto& fields = record.schema->fields;
+        for (size_t i = 0; i < fields.size() && i < record.values.size(); ++i) {
+          if (fields[i].name == rule.title_field && record.values[i].present &&
+              fields[i].type == schema::FieldType::kString && !record.values[i].text.empty()) {
+            slice_name = record.values[i].text;
+          }
+        }
+      }
       BeginSlice(record, track, ts, slice_name, slice);
       Flush();
       return Ok();
@@ -307,6 +314,35 @@ Result<void> ChromeExporter::Write(const ExportRecord& record) {
   Instant(record, track, ts, name);
   Flush();
   return Ok();
+}
+
+void ChromeExporter::Counters(const ExportRecord& record, const Track& track, uint64_t ts_ns) {
+  const event::Event& e = *record.item->event;
+  if (!hooks_with_counters_[e.hook_id] && !schema_counters_) return;
+  for (const Counter& c : counters_) {
+    if (!c.on.Matches(e, record.schema)) continue;
+    const auto& fields = record.schema->fields;
+    for (size_t i = 0; i < fields.size() && i < record.values.size(); ++i) {
+      const schema::Field& f = fields[i];
+      if (f.name != c.field || !record.values[i].present || f.type == schema::FieldType::kString ||
+          f.type == schema::FieldType::kBytes) {
+        continue;
+      }
+      // A counter track per process: Perfetto draws it under the process.
+      BeginEvent('C', c.name, Track{track.pid, 0}, ts_ns);
+      line_.append(",\"args\":{");
+      AppendJsonString(line_, c.name);
+      line_.push_back(':');
+      if (f.type == schema::FieldType::kFloat) {
+        AppendJsonValue(line_, f, record.values[i]);
+      } else if (f.type == schema::FieldType::kSigned) {
+        fmt::format_to(std::back_inserter(line_), "{}", record.values[i].as_signed());
+      } else {
+        fmt::format_to(std::back_inserter(line_), "{}", record.values[i].integer);
+      }
+      line_.append("}}");
+    }
+  }
 }
 
 Result<void> ChromeExporter::Finish() {

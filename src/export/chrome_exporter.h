@@ -21,7 +21,8 @@ namespace rastrace::exporter {
 
 class ChromeExporter : public Exporter {
  public:
-  ChromeExporter(OutputFile file, PairTable pairs, const MergedStream* stream);
+  ChromeExporter(OutputFile file, PairTable pairs, const MergedStream* stream,
+                 const schema::Declarations* declarations = nullptr);
   Result<void> Write(const ExportRecord& record) override;
   Result<void> Finish() override;
   uint64_t bytes_written() const override { return file_.bytes_written(); }
@@ -56,7 +57,15 @@ class ChromeExporter : public Exporter {
   void Instant(const ExportRecord& record, const Track& track, uint64_t ts_ns,
                std::string_view name);
   uint64_t ProcedureKey(std::string_view name);
+  void Counters(const ExportRecord& record, const Track& track, uint64_t ts_ns);
   void Flush();
+
+  // A #@counter: events it matches give a sample of one of their fields.
+  struct Counter {
+    std::string name;
+    HookMatch on;
+    std::string field;
+  };
 
   OutputFile file_;
   PairTable pairs_;
@@ -75,7 +84,9 @@ class ChromeExporter : public Exporter {
   std::vector<TracepointTable> tracepoints_;                 // per origin
   std::unordered_map<std::string, uint64_t> procedure_keys_;
   std::string name_scratch_;
-  std::string name_;  // the current event's name, reused
+  std::vector<Counter> counters_;
+  std::vector<bool> hooks_with_counters_ = std::vector<bool>(65536, false);
+  bool schema_counters_ = false;
 };
 
 }  // namespace rastrace::exporter

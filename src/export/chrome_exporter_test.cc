@@ -119,7 +119,7 @@ TEST(ExportChromeTracepoints, HitsWithoutDefinitionsStayInstantsNamedByMajorAndM
   const Json doc = ExportChrome(log, dir);
   EXPECT_EQ(CheckTraceEvents(doc), 0);
   EXPECT_EQ(Phases(doc, 7),
-            (std::vector<std::string>{"i tracepoint 0064:0009", "i tracepoint 0064:0002"}));
+            (std::vector<std::string>{"i tracepoint_0064_0009", "i tracepoint_0064_0002"}));
 }
 
 TEST(ExportChrome, ArgsHoldTheWholeGenericBuffer) {
@@ -134,10 +134,10 @@ TEST(ExportChrome, ArgsHoldTheWholeGenericBuffer) {
   AppendHex(expected, std::span(reinterpret_cast<const uint8_t*>(big.data()), big.size()));
   int found = 0;
   for (const Json& e : doc["traceEvents"].array()) {
-    if (e["ph"].str() != "i" || e["name"].str() != "hook 456") continue;
+    if (e["ph"].str() != "i" || e["name"].str() != "hook_456") continue;
     ++found;
-    EXPECT_EQ(e["args"]["buffer"].str().size(), 120'000u);
-    EXPECT_TRUE(e["args"]["buffer"].str() == expected);
+    EXPECT_EQ(e["args"]["fields"]["buffer"].str().size(), 120'000u);
+    EXPECT_TRUE(e["args"]["fields"]["buffer"].str() == expected);
     EXPECT_FALSE(e["args"].has("buffer_bytes"));
   }
   EXPECT_EQ(found, 1);

@@ -10,6 +10,7 @@
 #include "event/format.h"
 #include "event/s2.h"
 #include "export/process_table.h"
+#include "export/text_escape.h"
 
 namespace rastrace::exporter {
 
@@ -25,18 +26,6 @@ constexpr size_t kContentSizeOffset = kEndOffset + 8;
 constexpr size_t kPacketSizeOffset = kContentSizeOffset + 8;
 constexpr size_t kSequenceOffset = kPacketSizeOffset + 8;
 constexpr uint64_t kMaxClockValue = uint64_t{INT64_MAX} / 2;  // 146 years
-
-template <class T>
-void Put(std::vector<uint8_t>& out, T value) {
-  const size_t at = out.size();
-  out.resize(at + sizeof value);
-  std::memcpy(out.data() + at, &value, sizeof value);  // native order, as the metadata says
-}
-
-template <class T>
-void PutAt(std::vector<uint8_t>& out, size_t at, T value) {
-  std::memcpy(out.data() + at, &value, sizeof value);
-}
 
 bool IsOurFile(const std::string& name) {
   static const std::regex kStreamName("stream_[0-9]+");
@@ -69,13 +58,11 @@ std::array<uint8_t, 16> UuidFor(const MergedStream* stream) {
 }  // namespace
 
 CtfExporter::CtfExporter(std::filesystem::path directory, const MergedStream* stream)
-    : directory_(std::move(directory)),
-      merged_(stream),
-      class_ids_(size_t{2} << 16, -1),
-      uuid_(UuidFor(stream)) {}
+    : directory_(std::move(directory)), merged_(stream), uuid_(UuidFor(stream)) {}
 
 Result<std::unique_ptr<CtfExporter>> CtfExporter::Create(const std::filesystem::path& directory,
-                                                         const MergedStream* stream) {
+                                                         const MergedStream* stream,
+                                                         const schema::Catalog* /*catalog*/) {
   std::error_code ec;
   if (std::filesystem::exists(directory, ec)) {
     if (!std::filesystem::is_directory(directory, ec)) {
@@ -119,23 +106,85 @@ Result<CtfExporter::Stream*> CtfExporter::StreamFor(size_t origin) {
   return streams_[origin].get();
 }
 
-uint32_t CtfExporter::ClassFor(const event::Event& e) {
-  const size_t slot = (size_t{e.generic} << 16) | e.hook_id;
-  if (class_ids_[slot] < 0) {
-    class_ids_[slot] = static_cast<int32_t>(classes_.size());
-    classes_.push_back(EventClass{e.hook_id, e.generic});
+uint32_t CtfExporter::ClassFor(const schema::Schema& s) {
+  if (class_ids_.size() <= s.id) class_ids_.resize(s.id + 1, -1);
+  if (class_ids_[s.id] < 0) {
+    class_ids_[s.id] = static_cast<int32_t>(classes_.size());
+    classes_.push_back(&s);
   }
-  return static_cast<uint32_t>(class_ids_[slot]);
+  return static_cast<uint32_t>(class_ids_[s.id]);
+}
+
+unsigned CtfIntegerBytes(const schema::Field& field) {
+  if (field.size <= 1) return 1;
+  if (field.size <= 2) return 2;
+  if (field.size <= 4) return 4;
+  return 8;
+}
+
+void CtfExporter::PacketBytes::reserve(size_t n) {
+  if (n <= capacity_) return;
+  auto grown = std::make_unique_for_overwrite<uint8_t[]>(n);
+  if (size_ > 0) std::memcpy(grown.get(), data_.get(), size_);
+  data_ = std::move(grown);
+  capacity_ = n;
+}
+
+void CtfExporter::PutFields(PacketBytes& p, const ExportRecord& record) {
+  // A value the event does not hold is 0, an empty string or no bytes: CTF has no null.
+  const auto& fields = record.schema->fields;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const schema::Field& f = fields[i];
+    const schema::Value& v = i < record.values.size() ? record.values[i] : schema::Value{};
+    switch (f.type) {
+      case schema::FieldType::kSigned:
+      case schema::FieldType::kUnsigned:
+      case schema::FieldType::kHex: {
+        const uint64_t value = v.present ? v.integer : 0;
+        switch (CtfIntegerBytes(f)) {
+          case 1:
+            p.Put<uint8_t>(static_cast<uint8_t>(value));
+            break;
+          case 2:
+            p.Put<uint16_t>(static_cast<uint16_t>(value));
+            break;
+          case 4:
+            p.Put<uint32_t>(static_cast<uint32_t>(value));
+            break;
+          default:
+            p.Put<uint64_t>(value);
+            break;
+        }
+        break;
+      }
+      case schema::FieldType::kFloat:
+        p.Put<double>(v.present ? v.real : 0.0);
+        break;
+      case schema::FieldType::kString:
+        text_.clear();
+        if (v.present) AppendUtf8Text(text_, v.text);
+        text_.push_back('\0');
+        p.Append(text_.data(), text_.size());
+        break;
+      case schema::FieldType::kBytes: {
+        const size_t length = v.present ? std::min<size_t>(v.text.size(), 0xFFFF) : 0;
+        p.Put<uint16_t>(static_cast<uint16_t>(length));
+        p.Append(v.text.data(), length);
+        break;
+      }
+    }
+  }
 }
 
 void CtfExporter::StartPacket(Stream& stream, size_t origin) {
   auto& p = stream.packet;
   p.clear();
-  Put<uint32_t>(p, kCtfMagic);
-  p.insert(p.end(), uuid_.begin(), uuid_.end());
-  Put<uint32_t>(p, 0);                     // stream class id
-  Put<uint64_t>(p, origin);                // stream instance id
-  p.resize(kHeaderBytes + kContextBytes);  // context filled when the packet closes
+  p.Put<uint32_t>(kCtfMagic);
+  p.Append(uuid_.data(), uuid_.size());
+  p.Put<uint32_t>(0);                     // stream class id
+  p.Put<uint64_t>(origin);                // stream instance id
+  const uint8_t context[kContextBytes] = {};  // filled when the packet closes
+  p.Append(context, sizeof context);
   stream.events_in_packet = 0;
 }
 
@@ -143,11 +192,11 @@ void CtfExporter::ClosePacket(Stream& stream) {
   auto& p = stream.packet;
   if (stream.events_in_packet == 0) return;
   const uint64_t bits = uint64_t{p.size()} * 8;
-  PutAt<uint64_t>(p, kBeginOffset, stream.first_ns);
-  PutAt<uint64_t>(p, kEndOffset, stream.last_ns);
-  PutAt<uint64_t>(p, kContentSizeOffset, bits);
-  PutAt<uint64_t>(p, kPacketSizeOffset, bits);
-  PutAt<uint64_t>(p, kSequenceOffset, stream.packet_count++);
+  p.PutAt<uint64_t>(kBeginOffset, stream.first_ns);
+  p.PutAt<uint64_t>(kEndOffset, stream.last_ns);
+  p.PutAt<uint64_t>(kContentSizeOffset, bits);
+  p.PutAt<uint64_t>(kPacketSizeOffset, bits);
+  p.PutAt<uint64_t>(kSequenceOffset, stream.packet_count++);
   stream.file.Write(p.data(), p.size());
   stream.events_in_packet = 0;
 }
@@ -159,9 +208,13 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
   if (!stream_or.ok()) return stream_or.error();
   Stream& stream = *stream_or.value();
 
-  const size_t fields_bytes =
-      2 + 2 + 2 + 8 + (e.generic ? 8 + 2 + e.buffer.size() : 1 + 8 * size_t{e.word_count});
-  const size_t event_bytes = 4 + 8 + 8 + 8 + 4 + fields_bytes;
+  // An upper bound of the event's size, to close the packet before it (a string field may grow by
+  // a third when invalid UTF-8 is replaced).
+  size_t fields_bytes = 0;
+  for (size_t i = 0; i < record.schema->fields.size() && i < record.values.size(); ++i) {
+    fields_bytes += 8 + 3 * record.values[i].text.size() + 1;
+  }
+  const size_t event_bytes = 4 + 8 + 8 + 8 + 4 + 2 + 2 + fields_bytes;
   if (stream.events_in_packet > 0 && stream.packet.size() + event_bytes > kPacketBytes) {
     ClosePacket(stream);
   }
@@ -172,7 +225,20 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
   // babeltrace2 keeps nanoseconds from the clock's origin in a signed 64-bit integer and refuses a
   // stream whose times come near its limit (found by export_random_test: INT64_MAX fails, half of
   // it works), so a corrupt timestamp would make the whole stream unreadable.
-  const uint64_t ns = std::max(std::min(record.item->time_ns, kMaxClockValue), stream.last_ns);
+  if (!clock_set_ && record.item->time_ns != 0) {
+    // The clock starts at the wall-clock second of the first event (when the logs are in real
+    // time), so babeltrace2 prints dates and the values stay small.
+    clock_set_ = true;
+    if (merged_ != nullptr && merged_->wall_clock() && record.item->time_ns <= kMaxClockValue) {
+      clock_.offset_s = record.item->time_ns / 1'000'000'000;
+      clock_.absolute = true;
+    }
+  }
+  const uint64_t offset_ns = clock_.offset_s * 1'000'000'000;
+  const uint64_t relative =
+      record.item->time_ns > offset_ns ? record.item->time_ns - offset_ns : 0;
+  // babeltrace2 adds the offset: the sum must stay below the limit too.
+  const uint64_t ns = std::max(std::min(relative, kMaxClockValue - offset_ns), stream.last_ns);
   if (stream.events_in_packet == 0) stream.first_ns = ns;
   stream.last_ns = ns;
 
@@ -189,29 +255,14 @@ Result<void> CtfExporter::Write(const ExportRecord& record) {
   }
 
   auto& p = stream.packet;
-  Put<uint32_t>(p, ClassFor(e));
-  Put<uint64_t>(p, ns);
-  Put<uint64_t>(p, e.thread_id);
-  Put<int64_t>(p, record.pid ? static_cast<int64_t>(*record.pid) : -1);
-  Put<int32_t>(p, record.cpu ? static_cast<int32_t>(*record.cpu) : -1);
-  uint16_t flags = e.flags;
-  if (e.timestamped) flags |= event::kFlagTimestamp;
-  if (e.generic) flags |= event::kFlagGeneric;
-  if (e.data32) flags |= event::kFlag32BitData;
-  Put<uint16_t>(p, e.hook_id);
-  Put<uint16_t>(p, e.subhook);
-  Put<uint16_t>(p, flags);
-  Put<uint64_t>(p, e.timestamp);
-  if (e.generic) {
-    const size_t length = std::min<size_t>(e.buffer.size(), 0xFFFF);
-    Put<uint64_t>(p, e.generic_word);
-    Put<uint16_t>(p, static_cast<uint16_t>(length));
-    p.insert(p.end(), e.buffer.begin(), e.buffer.begin() + static_cast<ptrdiff_t>(length));
-  } else {
-    const uint8_t count = std::min<uint8_t>(e.word_count, event::kMaxDataWords);
-    Put<uint8_t>(p, count);
-    for (unsigned i = 0; i < count; ++i) Put<uint64_t>(p, e.words[i]);
-  }
+  p.Put<uint32_t>(ClassFor(*record.schema));
+  p.Put<uint64_t>(ns);
+  p.Put<uint64_t>(e.thread_id);
+  p.Put<int64_t>(record.pid ? static_cast<int64_t>(*record.pid) : -1);
+  p.Put<int32_t>(record.cpu ? static_cast<int32_t>(*record.cpu) : -1);
+  p.Put<uint16_t>(e.hook_id);
+  p.Put<uint16_t>(e.subhook);
+  PutFields(p, record);
   ++stream.events_in_packet;
   return Ok();
 }
@@ -229,7 +280,7 @@ Result<void> CtfExporter::Finish() {
   auto metadata = OutputFile::Create((directory_ / "metadata").string());
   if (!metadata.ok()) return metadata.error();
   hosts_.resize(names.size());
-  const std::string text = CtfMetadata(uuid_, classes_, names, hosts_);
+  const std::string text = CtfMetadata(uuid_, classes_, names, hosts_, clock_);
   metadata->Write(text);
   metadata_bytes_ = text.size();
   return metadata->Close();

@@ -1,5 +1,5 @@
 // The TSDL text: one stream class for every source (streams differ by stream_instance_id), the
-// clock in nanoseconds, and an event class per hook id (two when a hook is both generic and not).
+// clock in nanoseconds from its offset, and an event class per schema with its named fields.
 #include <fmt/format.h>
 
 #include <iterator>
@@ -49,20 +49,22 @@ typealias integer { size = 32; align = 8; signed = true; } := int32_t;
 typealias integer { size = 16; align = 8; signed = false; base = 16; } := hex16_t;
 typealias integer { size = 64; align = 8; signed = false; base = 16; } := hex64_t;
 typealias integer { size = 8; align = 8; signed = false; base = 16; } := hex8_t;
+typealias integer { size = 32; align = 8; signed = false; base = 16; } := hex32_t;
+typealias integer { size = 8; align = 8; signed = true; } := int8_t;
+typealias integer { size = 16; align = 8; signed = true; } := int16_t;
+typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;
 
 )";
 
-constexpr std::string_view kStream = R"(
+constexpr std::string_view kClockHead = R"(
 clock {
 	name = rastrace;
-	description = "rastrace log time, converted to nanoseconds by each log's 00A/25C event";
+	description = "rastrace log time: each log's 00A/25C conversion, placed in real time by its wall clock (00A/10B, the 003 header) when it has one";
 	freq = 1000000000;
 	precision = 1;
-	offset_s = 0;
-	offset = 0;
-	absolute = FALSE;
-};
+)";
 
+constexpr std::string_view kStream = R"(
 typealias integer { size = 64; align = 8; signed = false; map = clock.rastrace.value; } := clock_ns_t;
 
 stream {
@@ -82,16 +84,37 @@ stream {
 		uint64_t tid;
 		int64_t pid;
 		int32_t cpu;
+		hex16_t hook;
+		hex16_t subhook;
 	};
 };
 )";
 
+// The TSDL type of a field.
+std::string FieldType(const schema::Field& f) {
+  switch (f.type) {
+    case schema::FieldType::kSigned:
+      return fmt::format("int{}_t", CtfIntegerBytes(f) * 8);
+    case schema::FieldType::kUnsigned:
+      return fmt::format("uint{}_t", CtfIntegerBytes(f) * 8);
+    case schema::FieldType::kHex:
+      return fmt::format("hex{}_t", CtfIntegerBytes(f) * 8);
+    case schema::FieldType::kFloat:
+      return "double_t";
+    case schema::FieldType::kString:
+      return "string";
+    case schema::FieldType::kBytes:
+      return "";  // a length and a sequence: written out below
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string CtfMetadata(const std::array<uint8_t, 16>& uuid,
-                        const std::vector<CtfExporter::EventClass>& classes,
+                        const std::vector<const schema::Schema*>& classes,
                         const std::vector<std::string>& source_names,
-                        const std::vector<std::string>& hosts) {
+                        const std::vector<std::string>& hosts, CtfExporter::Clock clock) {
   std::string out(kPreamble);
   auto it = std::back_inserter(out);
   fmt::format_to(it,
@@ -114,20 +137,24 @@ std::string CtfMetadata(const std::array<uint8_t, 16>& uuid,
   // babeltrace2 shows `hostname` with every event: only when all sources agree on it.
   if (one_host && !only_host.empty()) fmt::format_to(it, "\thostname = {};\n", Quoted(only_host));
   out.append("};\n");
+  out.append(kClockHead);
+  fmt::format_to(it, "\toffset_s = {};\n\toffset = 0;\n\tabsolute = {};\n}};\n", clock.offset_s,
+                 clock.absolute ? "TRUE" : "FALSE");
   out.append(kStream);
   for (size_t id = 0; id < classes.size(); ++id) {
-    const auto& c = classes[id];
-    fmt::format_to(it, "\nevent {{\n\tname = \"hook_{}{}\";\n\tid = {};\n\tstream_id = 0;\n",
-                   TemplateIdText(c.hook_id), c.generic ? "_generic" : "", id);
-    out.append(
-        "\tfields := struct {\n\t\thex16_t hook_id;\n\t\thex16_t subhook;\n\t\thex16_t flags;\n"
-        "\t\tuint64_t ticks;\n");
-    if (c.generic) {
-      out.append(
-          "\t\thex64_t data_word;\n\t\tuint16_t buffer_length;\n"
-          "\t\thex8_t buffer[buffer_length];\n");
-    } else {
-      out.append("\t\tuint8_t word_count;\n\t\thex64_t words[word_count];\n");
+    const schema::Schema& s = *classes[id];
+    // Names are identifiers (src/schema); a leading '_' keeps a field named like a TSDL keyword
+    // (`string`, `event`) legal, and readers drop it (CTF 1.8, section 7.3.2).
+    fmt::format_to(it, "\nevent {{\n\tname = {};\n\tid = {};\n\tstream_id = 0;\n",
+                   Quoted(s.name), id);
+    out.append("\tfields := struct {\n");
+    for (const schema::Field& f : s.fields) {
+      if (f.type == schema::FieldType::kBytes) {
+        fmt::format_to(it, "\t\tuint16_t _{}_length;\n\t\thex8_t _{}[_{}_length];\n", f.name,
+                       f.name, f.name);
+      } else {
+        fmt::format_to(it, "\t\t{} _{};\n", FieldType(f), f.name);
+      }
     }
     out.append("\t};\n};\n");
   }

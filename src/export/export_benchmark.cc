@@ -18,6 +18,7 @@
 #include "export/exporter.h"
 #include "export/merge_writer.h"
 #include "export/template_text.h"
+#include "schema/descriptions.h"
 
 namespace rastrace::exporter {
 namespace {
@@ -91,31 +92,32 @@ void ExportFormat(benchmark::State& state, Format format, bool with_text) {
   const std::string log_path = TempPath(fmt::format("in_{}.trc", events));
   if (!std::filesystem::exists(log_path)) MakeLog(log_path, events);
   const uint64_t log_bytes = std::filesystem::file_size(log_path);
-  std::unique_ptr<TemplateText> templates;
-  if (with_text) {
-    if (!TemplatesAvailable()) {
-      state.SkipWithError("built without the template part");
-      return;
-    }
-    std::vector<std::string> diagnostics;
-    auto loaded =
-        TemplateText::Load(std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt", diagnostics);
-    if (!loaded.ok()) {
-      state.SkipWithError(loaded.error().message.c_str());
-      return;
-    }
-    templates = std::move(loaded).value();
+  // As `rastrace export` runs: the default template file describes the events (schemas), and
+  // with text also runs for the text column.
+  schema::DescriptionProblems problems;
+  auto descriptions = schema::LoadDescriptions(
+      {.given = {std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt"}}, problems);
+  if (!descriptions.ok()) {
+    state.SkipWithError(descriptions.error().message.c_str());
+    return;
   }
+  std::unique_ptr<TemplateText> templates;
+  if (with_text) templates = TemplateText::Create((*descriptions)->templates);
   const std::string out = format == Format::kCtf ? TempPath("ctf") : "/dev/null";
   uint64_t exported = 0;
   for (auto _ : state) {
     auto stream = MergedStream::Open(std::vector<std::string>{log_path});
-    auto exporter = CreateExporter(format, out, {.stream = &stream.value()});
+    schema::Decoder decoder((*descriptions)->sources());
+    auto exporter = CreateExporter(format, out,
+                                   {.stream = &stream.value(),
+                                    .catalog = &decoder.catalog(),
+                                    .declarations = &(*descriptions)->declarations,
+                                    .force = true});
     if (!exporter.ok()) {
       state.SkipWithError(exporter.error().message.c_str());
       return;
     }
-    auto summary = RunExport(*stream, **exporter, templates.get());
+    auto summary = RunExport(*stream, **exporter, templates.get(), decoder);
     if (!summary.ok()) {
       state.SkipWithError(summary.error().message.c_str());
       return;

@@ -237,18 +237,18 @@ TEST(ExportJsonLines, RoundTripKeepsEveryFieldOfEveryEvent) {
 
 // The text column comes from the default template file through src/template's Evaluator.
 TEST(ExportJsonLines, TextColumnHoldsWhatTheTemplateGivesEachEvent) {
-  if (!TemplatesAvailable()) GTEST_SKIP() << "built without the template part";
   const std::string trcfmt = std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt";
-  std::vector<std::string> diagnostics;
-  auto templates = TemplateText::Load(trcfmt, diagnostics);
-  ASSERT_TRUE(templates.ok()) << templates.error().message;
+  tmpl::TemplateSet set;
+  std::vector<tmpl::Diagnostic> diagnostics;
+  ASSERT_TRUE(set.AddFile(trcfmt, diagnostics).ok());
+  auto templates = TemplateText::Create(set);
   TempDir dir;
   EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
   auto stream = MergedStream::Open(std::vector<std::string>{dir.File("a.trc")});
   ASSERT_TRUE(stream.ok());
   auto exporter = CreateExporter(Format::kJsonl, dir.File("a.jsonl"), {.stream = &stream.value()});
   ASSERT_TRUE(exporter.ok());
-  ASSERT_TRUE(RunExport(*stream, **exporter, templates->get()).ok());
+  ASSERT_TRUE(RunExport(*stream, **exporter, templates.get()).ok());
   std::istringstream lines(ReadFile(dir.File("a.jsonl")));
   int trace_on = 0;
   int with_text = 0;

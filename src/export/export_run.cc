@@ -8,7 +8,7 @@
 namespace rastrace::exporter {
 
 Result<ExportSummary> RunExport(MergedStream& stream, Exporter& exporter, TemplateText* templates,
-                                Progress* progress) {
+                                schema::Decoder& decoder, Progress* progress) {
   ExportSummary summary;
   std::vector<ProcessTable> tables;  // by origin
   // By origin: thread id -> the CPU its following events run on (00A/108, written when the
@@ -51,12 +51,21 @@ Result<ExportSummary> RunExport(MergedStream& stream, Exporter& exporter, Templa
       record.label = out.label;
       record.text = out.text;
     }
+    const auto decoded = decoder.Decode(e, item.byte_order, item.trace_layout);
+    record.schema = decoded.schema;
+    record.values = decoded.values;
     if (auto written = exporter.Write(record); !written.ok()) return written.error();
     ++summary.events;
     if (progress != nullptr) progress->Update(stream.bytes_read(), summary.events);
   }
   if (auto finished = exporter.Finish(); !finished.ok()) return finished.error();
   return summary;
+}
+
+Result<ExportSummary> RunExport(MergedStream& stream, Exporter& exporter, TemplateText* templates,
+                                Progress* progress) {
+  schema::Decoder decoder({});
+  return RunExport(stream, exporter, templates, decoder, progress);
 }
 
 }  // namespace rastrace::exporter

@@ -37,7 +37,7 @@ Result<std::unique_ptr<Exporter>> CreateExporter(Format format, const std::strin
                                                  const ExporterSettings& settings) {
   if (format == Format::kCtf) {
     if (output == "-") return MakeError("CTF output is a directory: give one with -o");
-    auto ctf = CtfExporter::Create(output, settings.stream);
+    auto ctf = CtfExporter::Create(output, settings.stream, settings.catalog);
     if (!ctf.ok()) return ctf.error();
     return std::unique_ptr<Exporter>(std::move(ctf).value());
   }
@@ -46,12 +46,14 @@ Result<std::unique_ptr<Exporter>> CreateExporter(Format format, const std::strin
   switch (format) {
     case Format::kChrome:
       return std::unique_ptr<Exporter>(std::make_unique<ChromeExporter>(
-          std::move(file).value(), PairTable::Default(), settings.stream));
+          std::move(file).value(), PairTable::Default(settings.declarations), settings.stream,
+          settings.declarations));
     case Format::kJsonl:
       return std::unique_ptr<Exporter>(
           std::make_unique<JsonLinesExporter>(std::move(file).value()));
     case Format::kCsv:
-      return std::unique_ptr<Exporter>(std::make_unique<CsvExporter>(std::move(file).value()));
+      return std::unique_ptr<Exporter>(
+          std::make_unique<CsvExporter>(std::move(file).value(), output, settings.force));
     case Format::kCtf:
       break;
   }

@@ -5,12 +5,15 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "common/result.h"
 #include "export/merged_stream.h"
 #include "export/process_table.h"
+#include "schema/declarations.h"
+#include "schema/schema.h"
 
 namespace rastrace::exporter {
 
@@ -36,6 +39,9 @@ struct ExportRecord {
   bool has_text = false;
   std::string_view label;  // the template's label without its '@'
   std::string_view text;
+  // The event's schema and field values (src/schema): never null while exporting.
+  const schema::Schema* schema = nullptr;
+  std::span<const schema::Value> values;
 };
 
 class Exporter {
@@ -52,9 +58,16 @@ struct ExporterSettings {
   // Origins can be added while the stream is read (merged logs announce theirs); exporters that
   // need names of all of them at the end read them here.
   const MergedStream* stream = nullptr;
+  // The schemas seen so far (CTF writes their event classes at the end).
+  const schema::Catalog* catalog = nullptr;
+  // Slices and counters declared in the template file and on the command line (Chrome).
+  const schema::Declarations* declarations = nullptr;
+  // CSV: replace the per-schema files of an earlier export (`--force`).
+  bool force = false;
 };
 
-// `output`: a file ("-" is standard output) for chrome, jsonl and csv; a directory for ctf (created
+// `output`: a file ("-" is standard output) for chrome, jsonl and csv (CSV also writes one file per
+// schema beside it, OUTPUT.SCHEMA.csv, unless it is standard output); a directory for ctf (created
 // when missing; it must not hold a previous trace's files).
 Result<std::unique_ptr<Exporter>> CreateExporter(Format format, const std::string& output,
                                                  const ExporterSettings& settings);

@@ -21,8 +21,11 @@ std::vector<uint8_t> SourceBuffer(std::string_view name, ByteOrder order) {
   return buffer;
 }
 
-bool IsTimeConversion(const event::Event& e) {
-  return e.generic && UtilitySubhook(e) == event::kUtilTimeConversion;
+// The inputs' own clock events: the merged log has its own (its timestamps are converted).
+bool IsClockEvent(const event::Event& e) {
+  const auto subhook = UtilitySubhook(e);
+  return (e.generic && subhook == event::kUtilTimeConversion) ||
+         (!e.generic && subhook == event::kUtilWallClock);
 }
 
 }  // namespace
@@ -60,6 +63,7 @@ Result<MergeStats> WriteMergedLog(MergedStream& stream, event::LogWriter& writer
   header.buffer = conversion;
   if (auto written = writer.Write(header); !written.ok()) return written.error();
 
+  bool wall_written = false;
   constexpr size_t kNoOrigin = SIZE_MAX;
   size_t current_origin = kNoOrigin;
   std::vector<uint8_t> source_buffer;
@@ -70,7 +74,19 @@ Result<MergeStats> WriteMergedLog(MergedStream& stream, event::LogWriter& writer
   while (stream.Next(item) == event::ReadStatus::kEvent) {
     const event::Event& e = *item.event;
     if (progress != nullptr) progress->Update(stream.bytes_read(), stats.events);
-    if (IsTimeConversion(e)) continue;
+    if (IsClockEvent(e)) continue;
+    if (!wall_written && stream.wall_clock()) {
+      // Every input was placed in wall-clock time: the merged log's nanoseconds are CLOCK_REALTIME.
+      wall_written = true;
+      event::EventFields wall;
+      wall.hook_id = event::kHookUtil;
+      wall.subhook = event::kUtilWallClock;
+      wall.word_count = 1;
+      wall.words[0] = item.time_ns;
+      wall.timestamped = true;
+      wall.timestamp = item.time_ns;
+      if (auto written = writer.Write(wall); !written.ok()) return written.error();
+    }
     if (item.origin != current_origin) {
       current_origin = item.origin;
       source_buffer = SourceBuffer(stream.origins()[item.origin].name, order);

@@ -6,7 +6,9 @@
 
 #include "event/format.h"
 #include "event/s2.h"
+#include "event/reformat.h"
 #include "export/process_table.h"
+#include "stda/trace_input.h"
 
 namespace rastrace::exporter {
 
@@ -14,6 +16,7 @@ struct MergedStream::Input {
   explicit Input(event::LogReader r) : reader(std::move(r)) {}
   event::LogReader reader;
   event::TimeBase timebase;
+  event::LogClock clock;  // the wall-clock offset of this input's times
   event::Event head;
   uint64_t head_time_ns = 0;
   size_t head_origin = 0;
@@ -21,43 +24,28 @@ struct MergedStream::Input {
   size_t origin = 0;  // the origin of events read from now on
   // 00A/0x105 source numbers of this input -> origins.
   std::unordered_map<uint64_t, size_t> source_origins;
+  std::vector<uint8_t> reformat_scratch;  // checking 00B events (seed 002 part C)
+  event::Event reformatted;
 };
 
 MergedStream::MergedStream(MergedStream&&) noexcept = default;
 MergedStream& MergedStream::operator=(MergedStream&&) noexcept = default;
 MergedStream::~MergedStream() = default;
 
-namespace {
-
-// rastrace writes the time conversion after TRACE ON and the header, whose timestamps would
-// otherwise be taken as nanoseconds while every later one is converted: a short look ahead finds
-// it first. (Standard input cannot be read twice; there the conversion applies from where it is.)
-constexpr int kLookAheadEvents = 64;
-
-std::optional<event::TimeConversion> FirstTimeConversion(const std::string& path) {
-  if (path == "-") return std::nullopt;
-  auto reader = event::LogReader::Open(path, {.reformat = false});
-  if (!reader.ok()) return std::nullopt;
-  event::TimeBase timebase;
-  event::Event e;
-  for (int i = 0; i < kLookAheadEvents && reader->Next(e) == event::ReadStatus::kEvent; ++i) {
-    if (timebase.Observe(e, reader->byte_order())) return timebase.conversion();
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 Result<MergedStream> MergedStream::Open(std::span<const std::string> paths) {
   std::vector<event::LogReader> readers;
+  std::vector<event::LogClock> clocks;
+  std::vector<Error> problems;
   uint64_t total = 0;
   bool sizes_known = true;
   for (const std::string& path : paths) {
     event::ReaderOptions options;
     options.reformat = false;
-    auto reader = event::LogReader::Open(path, options);
-    if (!reader.ok()) return reader.error();
-    readers.push_back(std::move(reader).value());
+    auto input = stda::OpenTraceInput(path, options);
+    if (!input.ok()) return input.error();
+    readers.push_back(std::move(input->reader));
+    clocks.push_back(input->clock);
+    for (auto& problem : input->problems) problems.push_back(Error{std::move(problem)});
     std::error_code ec;
     const auto size = path == "-" ? 0 : std::filesystem::file_size(path, ec);
     if (ec || path == "-") {
@@ -68,12 +56,26 @@ Result<MergedStream> MergedStream::Open(std::span<const std::string> paths) {
   }
   MergedStream stream = FromReaders(std::move(readers));
   stream.total_bytes_ = sizes_known ? total : 0;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (const auto conversion = FirstTimeConversion(paths[i])) {
-      stream.inputs_[i]->timebase.Set(*conversion);
-    }
+  stream.warnings_ = std::move(problems);
+  event::PlaceOnOneTimeLine(clocks);
+  for (size_t i = 0; i < clocks.size(); ++i) {
+    Input& input = *stream.inputs_[i];
+    input.clock = clocks[i];
+    // rastrace writes the time conversion after TRACE ON and the header, whose timestamps would
+    // otherwise be taken as nanoseconds while every later one is converted: the look ahead of the
+    // clock scan found it first. (Standard input cannot be read twice; there the conversion
+    // applies from where it is.)
+    if (clocks[i].conversion) input.timebase.Set(*clocks[i].conversion);
   }
   return stream;
+}
+
+bool MergedStream::wall_clock() const {
+  if (inputs_.empty()) return false;
+  for (const auto& input : inputs_) {
+    if (input->clock.anchor == event::WallClockAnchor::kNone) return false;
+  }
+  return true;
 }
 
 MergedStream MergedStream::FromReaders(std::vector<event::LogReader> readers) {
@@ -121,6 +123,16 @@ void MergedStream::Advance(size_t index) {
     }
     const event::Event& e = input.head;
     input.timebase.Observe(e, order);
+    if (event::NeedsReformat(e, input.reader.layout())) {
+      // trcrpt's reader stops at an event seed 002 part C cannot reformat (a malformed 00B);
+      // exports and merges agree with it: the input ends there, with the same message.
+      auto checked = event::Reformat(e, input.reader.layout(), order, input.reformat_scratch,
+                                     input.reformatted);
+      if (!checked) {
+        warnings_.push_back(MakeError("{}: {}", input.reader.name(), checked.error().message));
+        return;
+      }
+    }
     if (e.generic && e.layout == event::Layout::k64 && UtilitySubhook(e) == event::kUtilSource) {
       // A merged log announces the origin of the events that follow; it is consumed here so that
       // every consumer sees origins the same way, however many merges deep.
@@ -133,7 +145,9 @@ void MergedStream::Advance(size_t index) {
       input.origin = it->second;
       continue;
     }
-    if (e.timestamped) input.last_time_ns = input.timebase.ToNanoseconds(e.timestamp);
+    if (e.timestamped) {
+      input.last_time_ns = input.clock.ToWall(input.timebase.ToNanoseconds(e.timestamp));
+    }
     input.head_time_ns = input.last_time_ns;
     input.head_origin = input.origin;
     heap_.push_back(index);

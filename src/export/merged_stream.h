@@ -10,6 +10,7 @@
 
 #include "common/byte_order.h"
 #include "common/result.h"
+#include "event/log_clock.h"
 #include "event/reader.h"
 #include "event/timebase.h"
 
@@ -28,8 +29,9 @@ struct SourceEvent {
   const event::Event* event = nullptr;
   size_t input = 0;
   size_t origin = 0;
-  // Nanoseconds by the input's time conversion. An event without a timestamp carries the time of
-  // the last timestamped event of its input (0 before the first), which keeps it in place.
+  // Nanoseconds by the input's time conversion, moved to wall-clock time (since 1970) when the
+  // input has a wall-clock anchor (event/log_clock.h). An event without a timestamp carries the time
+  // of the last timestamped event of its input (0 before the first), which keeps it in place.
   uint64_t time_ns = 0;
   ByteOrder byte_order = ByteOrder::kLittle;
   event::Layout trace_layout = event::Layout::k64;
@@ -37,7 +39,10 @@ struct SourceEvent {
 
 class MergedStream {
  public:
-  // Opens every log; fails on the first that cannot be opened or is not a trace log.
+  // Opens every log (or TRACEFMT save file, read as the log of its records: src/stda/
+  // trace_input.h); fails on the first that cannot be opened or is neither. Each input's times are
+  // placed in wall-clock time when the log says where it stands (event/log_clock.h), so logs of
+  // different clocks interleave; problems of a save file are warnings from the start.
   static Result<MergedStream> Open(std::span<const std::string> paths);
   // Merges readers already open (tests read logs from memory). Readers must not reformat.
   static MergedStream FromReaders(std::vector<event::LogReader> readers);
@@ -58,6 +63,8 @@ class MergedStream {
   size_t input_count() const { return inputs_.size(); }
   const event::LogReader& reader(size_t input) const;
   const std::vector<Error>& warnings() const { return warnings_; }
+  // True when every input's times are wall-clock nanoseconds (each had a wall-clock anchor).
+  bool wall_clock() const;
 
   // Bytes consumed so far over all inputs, and their total size (0 when a size is unknown, as for
   // standard input): for progress bars.

@@ -1,5 +1,8 @@
 #include "export/output_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -7,29 +10,54 @@
 
 namespace rastrace::exporter {
 
-namespace {
-constexpr size_t kBufferBytes = size_t{1} << 20;
-}
 
 void OutputFile::Closer::operator()(std::FILE* file) const {
   if (file != stdout) std::fclose(file);
 }
 
-OutputFile::OutputFile(std::string path, std::FILE* file, bool owned)
-    : path_(std::move(path)), file_(file), owned_(owned) {}
+OutputFile::OutputFile(std::string path, std::FILE* file, bool owned, size_t buffer_bytes)
+    : path_(std::move(path)), file_(file), owned_(owned), buffer_bytes_(buffer_bytes) {}
 
 OutputFile::~OutputFile() {
   if (file_ && !owned_) std::fflush(file_.get());
 }
 
-Result<OutputFile> OutputFile::Create(const std::string& path) {
-  if (path == "-") return OutputFile(path, stdout, false);
+Result<OutputFile> OutputFile::Create(const std::string& path, size_t buffer_bytes) {
+  if (path == "-") return OutputFile(path, stdout, false, 0);
   auto opened = OpenOutputStream(path);
   if (!opened) return opened.error();
   std::FILE* file = *opened;
   // A large buffer: exports write many small pieces.
-  std::setvbuf(file, nullptr, _IOFBF, kBufferBytes);
-  return OutputFile(path, file, true);
+  std::setvbuf(file, nullptr, _IOFBF, buffer_bytes);
+  return OutputFile(path, file, true, buffer_bytes);
+}
+
+Result<void> OutputFile::Suspend() {
+  if (!file_ || !owned_) return Ok();
+  if (std::fflush(file_.get()) != 0 && !failed_) {
+    failed_ = true;
+    errno_ = errno;
+  }
+  if (std::fclose(file_.release()) != 0 && !failed_) {
+    failed_ = true;
+    errno_ = errno;
+  }
+  return Ok();
+}
+
+Result<void> OutputFile::Resume() {
+  if (file_) return Ok();
+  // The file this export created: appended to, never followed through a link planted since.
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  std::FILE* file = fd >= 0 ? ::fdopen(fd, "a") : nullptr;
+  if (file == nullptr) {
+    const int saved = errno;
+    if (fd >= 0) ::close(fd);
+    return MakeError("{}: cannot open again: {}", path_, std::strerror(saved));
+  }
+  std::setvbuf(file, nullptr, _IOFBF, buffer_bytes_);
+  file_.reset(file);
+  return Ok();
 }
 
 void OutputFile::Write(std::string_view bytes) {
@@ -47,7 +75,10 @@ void OutputFile::Write(const void* data, size_t size) {
 }
 
 Result<void> OutputFile::Close() {
-  if (!file_) return Ok();
+  if (!file_) {
+    if (!failed_) return Ok();
+    return MakeError("{}: write failed: {}", path_, std::strerror(errno_ != 0 ? errno_ : EIO));
+  }
   int saved_errno = errno_;
   if (std::fflush(file_.get()) != 0) {
     failed_ = true;

@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "event/format.h"
 #include "event/reformat.h"
+#include "stda/report.h"
 #include "template/template.h"
 
 namespace rastrace::exporter {
@@ -27,12 +29,19 @@ class ProcessHost : public tmpl::ReportHost {
 
 class EvaluatorText : public TemplateText {
  public:
-  explicit EvaluatorText(tmpl::TemplateSet templates)
-      : templates_(std::move(templates)), evaluator_(templates_, host_) {}
+  EvaluatorText(const tmpl::TemplateSet& templates, const tsf::FormatPath* tracepoints)
+      : templates_(templates), tracepoints_(tracepoints), evaluator_(templates_, host_) {}
 
   Output Run(const SourceEvent& item, std::string_view logfile, ProcessTable& processes,
              uint64_t first_ns, uint64_t line) override {
     const event::Event* e = item.event;
+    if (const auto* tracepoint = TracepointFormat(*e)) {
+      const auto major = static_cast<uint16_t>(e->generic_word & 0xFFFF);
+      const bool kernel = ((e->generic_word >> 16) & 0x01) == 0;
+      output_.text.clear();
+      stda::AppendTracepointText(*tracepoint, {major, e->subhook, kernel, e->buffer}, output_.text);
+      return Output{"TRACEPOINT", output_.text};
+    }
     const tmpl::Template* found = templates_.Find(e->hook_id);
     const bool own = found != nullptr;
     if (!own) found = templates_.Find(event::kHookUndefined);
@@ -68,7 +77,17 @@ class EvaluatorText : public TemplateText {
   std::vector<std::string> TakeWarnings() override { return std::exchange(host_.warnings, {}); }
 
  private:
-  tmpl::TemplateSet templates_;
+  const tsf::TracepointFormat* TracepointFormat(const event::Event& e) const {
+    if (tracepoints_ == nullptr || e.hook_id != event::kHookDynamicTracepoint || !e.generic ||
+        e.layout != event::Layout::k64) {
+      return nullptr;
+    }
+    const tsf::FormatFile* file = tracepoints_->Find(static_cast<uint16_t>(e.generic_word & 0xFFFF));
+    return file != nullptr ? file->Find(e.subhook) : nullptr;
+  }
+
+  const tmpl::TemplateSet& templates_;
+  const tsf::FormatPath* tracepoints_;
   ProcessHost host_;
   tmpl::Evaluator evaluator_;
   tmpl::EvalOutput output_;
@@ -76,10 +95,32 @@ class EvaluatorText : public TemplateText {
   event::Event reformatted_;
 };
 
+// A template set of its own (TemplateText::Load): the set is made before the text that reads it.
+class LoadedText : public TemplateText {
+ public:
+  explicit LoadedText(tmpl::TemplateSet templates)
+      : templates_(std::move(templates)), text_(templates_, nullptr) {}
+  Output Run(const SourceEvent& item, std::string_view logfile, ProcessTable& processes,
+             uint64_t first_ns, uint64_t line) override {
+    return text_.Run(item, logfile, processes, first_ns, line);
+  }
+  std::vector<std::string> TakeWarnings() override { return text_.TakeWarnings(); }
+
+ private:
+  tmpl::TemplateSet templates_;
+  EvaluatorText text_;
+};
+
 }  // namespace
 
-bool TemplatesAvailable() {
-  return true;
+Result<std::unique_ptr<TemplateText>> TemplateText::Load(const std::string& path,
+                                                         std::vector<std::string>& diagnostics) {
+  tmpl::TemplateSet templates;
+  std::vector<tmpl::Diagnostic> found;
+  auto added = templates.AddFile(path, found);
+  if (!added.ok()) return added.error();
+  for (const auto& d : found) diagnostics.push_back(d.ToString());
+  return std::unique_ptr<TemplateText>(std::make_unique<LoadedText>(std::move(templates)));
 }
 
 std::string DefaultTemplatePath() {
@@ -96,14 +137,9 @@ std::string DefaultTemplatePath() {
   return {};
 }
 
-Result<std::unique_ptr<TemplateText>> TemplateText::Load(const std::string& path,
-                                                         std::vector<std::string>& diagnostics) {
-  tmpl::TemplateSet templates;
-  std::vector<tmpl::Diagnostic> found;
-  auto added = templates.AddFile(path, found);
-  if (!added.ok()) return added.error();
-  for (const auto& d : found) diagnostics.push_back(d.ToString());
-  return std::unique_ptr<TemplateText>(std::make_unique<EvaluatorText>(std::move(templates)));
+std::unique_ptr<TemplateText> TemplateText::Create(const tmpl::TemplateSet& templates,
+                                                   const tsf::FormatPath* tracepoints) {
+  return std::make_unique<EvaluatorText>(templates, tracepoints);
 }
 
 }  // namespace rastrace::exporter

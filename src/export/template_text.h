@@ -10,11 +10,10 @@
 #include "common/result.h"
 #include "export/merged_stream.h"
 #include "export/process_table.h"
+#include "template/template.h"
+#include "tsf/format_path.h"
 
 namespace rastrace::exporter {
-
-// False when rastrace was built without the template part: exports then have no text.
-bool TemplatesAvailable();
 
 // The default template file: $RASTRACE_TRCFMT when set, else the installed one, else the source
 // tree's templates/trcfmt; empty when none exists.
@@ -22,8 +21,13 @@ std::string DefaultTemplatePath();
 
 class TemplateText {
  public:
-  // Loads a template file. Templates that fail to parse are skipped; their diagnostics
-  // ("file:line:col: error: ...") are added to `diagnostics`.
+  // Runs the templates of `templates`; OS/2 tracepoint hits (00C) whose major has a format file in
+  // `tracepoints` (may be null) get its DESC and FMT lines instead, as trcrpt prints them. Both
+  // must outlive it.
+  static std::unique_ptr<TemplateText> Create(const tmpl::TemplateSet& templates,
+                                              const tsf::FormatPath* tracepoints = nullptr);
+  // Loads a template file of its own (rastrace sql's text column). Templates that fail to parse
+  // are skipped; their diagnostics ("file:line:col: error: ...") are added to `diagnostics`.
   static Result<std::unique_ptr<TemplateText>> Load(const std::string& path,
                                                     std::vector<std::string>& diagnostics);
   virtual ~TemplateText() = default;

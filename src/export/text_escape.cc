@@ -37,24 +37,47 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
   return length;
 }
 
+// Appends `text` with every byte that is not part of valid UTF-8 replaced by U+FFFD; runs of
+// printable ASCII other than `special1` and `special2` are copied as they are, every other ASCII
+// byte goes through `ascii` (which appends it, escaped as the format needs).
+template <class Ascii>
+void AppendUtf8(std::string& out, std::string_view text, char special1, char special2,
+                Ascii ascii) {
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t run = i;
+    while (run < text.size()) {
+      const char r = text[run];
+      if (r < 0x20 || r > 0x7E || r == special1 || r == special2) break;
+      ++run;
+    }
+    if (run > i) {
+      out.append(text.data() + i, run - i);
+      i = run;
+      continue;
+    }
+    const auto c = static_cast<uint8_t>(text[i]);
+    if (c < 0x80) {
+      ascii(c);
+      ++i;
+      continue;
+    }
+    const size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) {
+      out.append("\xEF\xBF\xBD");  // U+FFFD
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+}
+
 }  // namespace
 
 void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<uint8_t>(text[i]);
-    if (c >= 0x80) {
-      const size_t length = Utf8SequenceLength(text, i);
-      if (length == 0) {
-        out.append("\xEF\xBF\xBD");  // U+FFFD
-        ++i;
-      } else {
-        out.append(text.substr(i, length));
-        i += length;
-      }
-      continue;
-    }
+  AppendUtf8(out, text, '"', '\\', [&](uint8_t c) {
     switch (c) {
       case '"':
         out.append("\\\"");
@@ -80,9 +103,18 @@ void AppendJsonString(std::string& out, std::string_view text) {
           out.push_back(static_cast<char>(c));
         }
     }
-    ++i;
-  }
+  });
   out.push_back('"');
+}
+
+void AppendUtf8Text(std::string& out, std::string_view text) {
+  AppendUtf8(out, text, '\0', '\0', [&](uint8_t c) {
+    if (c == 0) {
+      out.append("\xEF\xBF\xBD");
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  });
 }
 
 void AppendHex(std::string& out, std::span<const uint8_t> bytes) {
@@ -106,21 +138,24 @@ void AppendHexWord(std::string& out, uint64_t value) {
 }
 
 void AppendCsvField(std::string& out, std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out.append(text);
-    return;
-  }
-  out.push_back('"');
-  for (char c : text) {
+  const bool quoted = text.find_first_of(",\"\r\n") != std::string_view::npos;
+  if (quoted) out.push_back('"');
+  AppendUtf8(out, text, '"', '"', [&](uint8_t c) {
+    if (c == 0) {
+      out.append("\xEF\xBF\xBD");  // a NUL ends the text for many CSV readers
+      return;
+    }
     if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
+    out.push_back(static_cast<char>(c));
+  });
+  if (quoted) out.push_back('"');
 }
 
 void AppendHex4(std::string& out, uint16_t value) {
   constexpr char kUpper[] = "0123456789ABCDEF";
-  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kUpper[(value >> shift) & 0xF]);
+  const char text[4] = {kUpper[value >> 12], kUpper[(value >> 8) & 0xF], kUpper[(value >> 4) & 0xF],
+                        kUpper[value & 0xF]};
+  out.append(text, sizeof text);
 }
 
 void AppendTemplateId(std::string& out, uint16_t hook_id) {

@@ -14,6 +14,10 @@ namespace rastrace::exporter {
 // is always valid JSON.
 void AppendJsonString(std::string& out, std::string_view text);
 
+// Appends `text` as valid UTF-8 without NULs: invalid bytes and NULs become U+FFFD (for formats
+// whose strings end at a NUL, as CTF's do).
+void AppendUtf8Text(std::string& out, std::string_view text);
+
 // Appends `bytes` as lowercase hex digits, two per byte, no separators.
 void AppendHex(std::string& out, std::span<const uint8_t> bytes);
 

@@ -40,6 +40,9 @@ inline int CheckTraceEvents(const Json& doc) {
     } else if (ph == "E") {
       EXPECT_GT(depth[track], 0) << "E without B";
       --depth[track];
+    } else if (ph == "C") {
+      EXPECT_FALSE(e["name"].str().empty());
+      EXPECT_TRUE(e["args"].has(e["name"].str())) << "a counter's value is under its name";
     } else {
       ADD_FAILURE() << "unexpected phase " << ph;
     }

@@ -1,6 +1,5 @@
 // `rastrace export --format ctf|chrome|jsonl|csv LOG... -o OUT`: logs (merged in time order when
-// several) into formats other tools read (docs/exporting.md). `--partition DIR` writes the SQL
-// tables instead, as Hive-style partitions for a fleet (docs/sql.md).
+// several) into formats other tools read (docs/exporting.md).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -18,6 +17,9 @@
 #include "query/partition_writer.h"
 #include "query/trace_database.h"
 #endif
+#include "schema/declarations.h"
+#include "schema/decoder.h"
+#include "schema/descriptions.h"
 
 namespace rastrace::cli {
 namespace {
@@ -26,10 +28,12 @@ struct ExportOptions {
   std::string format;
   std::vector<std::string> logs;
   std::string output;
-  std::string templates;
+  std::vector<std::string> templates;
+  std::string tracefs;
   bool no_text = false;
   bool force = false;
   std::vector<std::string> names;
+  std::vector<std::string> events, slices, counters;  // declarations (docs/exporting.md)
   std::string partition;
   std::string machine;
   std::string part_name;
@@ -50,19 +54,33 @@ void Warn(std::string_view message) {
   fmt::print(stderr, "rastrace export: {}\n", message);
 }
 
-// The template set for the text column: -t, else the default file when there is one.
-Result<std::unique_ptr<exporter::TemplateText>> LoadTemplates(const ExportOptions& options,
-                                                              exporter::Format format) {
-  if (options.no_text || format == exporter::Format::kCtf) return {nullptr};
-  std::string path = options.templates;
-  if (path.empty()) {
-    if (!exporter::TemplatesAvailable()) return {nullptr};
-    path = exporter::DefaultTemplatePath();
-    if (path.empty()) return {nullptr};
+// What describes the events: the -t template files and format file directories (else the default
+// template file), the declarations in them and on the command line, the tracefs formats of system
+// calls. Problems are printed; `errors` counts those that make the export exit 1.
+Result<std::unique_ptr<schema::Descriptions>> LoadDescriptions(const ExportOptions& options,
+                                                               size_t& errors) {
+  schema::DescriptionPaths paths;
+  paths.given = options.templates;
+  paths.default_template_file = exporter::DefaultTemplatePath();
+  paths.default_format_dirs = {"."};
+  paths.tracefs_events =
+      options.tracefs.empty() ? schema::SyscallFormats::DefaultEventsDir() : options.tracefs;
+  schema::DescriptionProblems problems;
+  auto loaded = schema::LoadDescriptions(paths, problems);
+  if (!loaded) return loaded.error();
+  for (const auto& message : problems.messages) Warn(message);
+  errors = problems.errors;
+  const std::pair<const std::vector<std::string>*, std::string_view> given[] = {
+      {&options.events, "event"}, {&options.slices, "slice"}, {&options.counters, "counter"}};
+  for (const auto& [texts, kind] : given) {
+    for (const std::string& text : *texts) {
+      const std::string where = fmt::format("--{} '{}'", kind, text);
+      // Columns count in the option's value.
+      auto parsed = schema::ParseDeclaration(fmt::format("{} {}", kind, text), where,
+                                             (*loaded)->declarations);
+      if (!parsed) return parsed.error();
+    }
   }
-  std::vector<std::string> diagnostics;
-  auto loaded = exporter::TemplateText::Load(path, diagnostics);
-  for (const auto& d : diagnostics) Warn(d);
   return loaded;
 }
 
@@ -93,7 +111,10 @@ int RunPartitionExport(const ExportOptions& options) {
     return 2;
   }
   const query::LoadInputs inputs =
-      query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
+      // The SQL tables take one template file: the first -t.
+      query::CommandInputs(options.logs, options.names,
+                           options.templates.empty() ? std::string() : options.templates.front(),
+                           options.no_text);
   std::vector<std::string> diagnostics;
   auto db = query::TraceDatabase::Open(inputs, diagnostics);
   for (const auto& d : diagnostics) Warn(d);
@@ -135,11 +156,20 @@ int RunExport(const ExportOptions& options) {
     Warn(fmt::format("{}: exists; use --force to replace it", options.output));
     return 1;
   }
-  auto templates = LoadTemplates(options, *format);
-  if (!templates) {
-    Warn(templates.error().message);
+  size_t description_errors = 0;
+  auto descriptions = LoadDescriptions(options, description_errors);
+  if (!descriptions) {
+    Warn(descriptions.error().message);
     return 1;
   }
+  // The text column (JSON Lines, CSV, Chrome args) runs the templates; CTF has none.
+  std::unique_ptr<exporter::TemplateText> templates;
+  if (!options.no_text && *format != exporter::Format::kCtf &&
+      !(*descriptions)->template_files.empty()) {
+    templates = exporter::TemplateText::Create((*descriptions)->templates,
+                                               &(*descriptions)->tracepoints);
+  }
+  schema::Decoder decoder((*descriptions)->sources());
   auto stream = exporter::MergedStream::Open(options.logs);
   if (!stream) {
     Warn(stream.error().message);
@@ -148,24 +178,33 @@ int RunExport(const ExportOptions& options) {
   for (size_t i = 0; i < options.names.size(); ++i) {
     stream->SetInputName(i, options.names[i]);
   }
-  auto out = exporter::CreateExporter(*format, options.output, {.stream = &stream.value()});
+  auto out = exporter::CreateExporter(*format, options.output,
+                                      {.stream = &stream.value(),
+                                       .catalog = &decoder.catalog(),
+                                       .declarations = &(*descriptions)->declarations,
+                                       .force = options.force});
   if (!out) {
     Warn(out.error().message);
     return 1;
   }
   auto progress = exporter::Progress::ForStderr(
       fmt::format("export {}", exporter::FormatName(*format)), stream->total_bytes());
-  auto summary = exporter::RunExport(*stream, **out, templates->get(), &progress);
+  auto summary = exporter::RunExport(*stream, **out, templates.get(), decoder, &progress);
   if (!summary) {
     Warn(summary.error().message);
     return 1;
   }
-  if (*templates) {
-    for (const auto& warning : (*templates)->TakeWarnings())
-      Warn(fmt::format("warning: {}", warning));
+  if (templates) {
+    for (const auto& warning : templates->TakeWarnings()) Warn(fmt::format("warning: {}", warning));
   }
   for (const auto& warning : stream->warnings()) Warn(fmt::format("warning: {}", warning.message));
-  return stream->warnings().empty() ? 0 : 1;
+  // As trcrpt: everything that could be exported was, and a template file with errors, a log that
+  // could not be read to its end or a corrupt event still make the exit status 1.
+  if (description_errors > 0) {
+    Warn(fmt::format("{} error{} in the template or format files (above)", description_errors,
+                     description_errors == 1 ? "" : "s"));
+  }
+  return stream->warnings().empty() && description_errors == 0 ? 0 : 1;
 }
 
 const CommandRegistration kExport{Command{
@@ -179,7 +218,23 @@ const CommandRegistration kExport{Command{
       sub.add_option("-o,--output", options->output,
                      "Output file (- for standard output); for ctf a directory");
       sub.add_option("-t,--templates", options->templates,
-                     "Template file for the text column (default: the installed trcfmt)");
+                     "Template file (names, fields and the text column; default: the installed "
+                     "trcfmt) or directory of TRCxxxx.TFF format files; repeatable, or a "
+                     "':'-separated list")
+          ->allow_extra_args(false);
+      sub.add_option("--tracefs", options->tracefs,
+                     "tracefs events directory for system call argument names (default: "
+                     "$RASTRACE_TRACEFS_EVENTS, else this machine's)");
+      sub.add_option("--event", options->events,
+                     "Declaration 'ID[/SUBHOOK] NAME [FIELD...]': a schema's name (repeatable)")
+          ->allow_extra_args(false);
+      sub.add_option("--slice", options->slices,
+                     "Declaration 'NAME begin=MATCH end=MATCH [scope=] [key=] [title=]': a "
+                     "Chrome slice (repeatable)")
+          ->allow_extra_args(false);
+      sub.add_option("--counter", options->counters,
+                     "Declaration 'NAME on=MATCH value=FIELD': a Chrome counter (repeatable)")
+          ->allow_extra_args(false);
       sub.add_flag("--no-text", options->no_text, "Leave the template text column out");
       sub.add_flag("--force", options->force, "Replace an existing output file or CTF directory");
       sub.add_option("-n,--name", options->names,
