@@ -20,7 +20,7 @@ _rastrace_complete() {
         export)
           case $prev in -f|--format) _rastrace_words "ctf chrome jsonl csv" "$cur"; return ;;
             --partition) _rastrace_dirs "$cur"; return ;; --machine|--part-name) return ;; esac
-          [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --no-text --force -n --name --partition --machine --part-name" "$cur"; return; } ;;
+          [[ $cur == -* ]] && { _rastrace_words "-f --format -o --output -t --templates --tracefs --event --slice --counter --no-text --force -n --name --partition --machine --part-name" "$cur"; return; } ;;
         sql)
           case $prev in -f|--file|--save|-t|--templates) _rastrace_files "$cur"; return ;;
             --format) _rastrace_words "text csv json" "$cur"; return ;; -q|--query) return ;; esac
