@@ -20,6 +20,7 @@
 #include "export/test_json.h"
 #include "export/trace_event_check.h"
 #include "posix/log_format.h"
+#include "schema/syscalls.h"
 #include "stda/stda.h"
 
 namespace rastrace {
@@ -276,9 +277,15 @@ TEST_F(Families, Babeltrace2ShowsNamedFieldsAndRealDatesForEachFamily) {
             std::string::npos)
       << aix.out;
   EXPECT_NE(aix.out.find("syscall_entry_openat: "), std::string::npos) << aix.out;
-  EXPECT_NE(aix.out.find("{ nr = 257, dfd = -100, filename = 0x7FFD1000, flags = 0, mode = 0 }"),
-            std::string::npos)
-      << aix.out;
+  if (schema::SyscallFormats::Available()) {  // built with the session part's tracefs parser
+    EXPECT_NE(aix.out.find("{ nr = 257, dfd = -100, filename = 0x7FFD1000, flags = 0, mode = 0 }"),
+              std::string::npos)
+        << aix.out;
+  } else {
+    EXPECT_NE(aix.out.find("{ nr = 257, arg1 = 0xFFFFFFFFFFFFFF9C, arg2 = 0x7FFD1000"),
+              std::string::npos)
+        << aix.out;
+  }
   EXPECT_NE(aix.out.find("syscall_exit_openat: "), std::string::npos) << aix.out;
   EXPECT_NE(aix.out.find("{ ret = 3 }"), std::string::npos) << aix.out;
 
