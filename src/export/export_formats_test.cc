@@ -1,12 +1,16 @@
 // Chrome JSON, JSON Lines and CSV: golden files, the Trace Event format's rules, and a round trip
 // of every field against the reader's view of the log.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "event/format.h"
 #include "event/log_builder.h"
@@ -180,6 +184,36 @@ TEST(ExportCsv, SampleMatchesGoldenWithOneRowPerEvent) {
   const std::string csv = Export(Format::kCsv, {dir.File("a.trc")}, dir.File("a.csv"), {"sample"});
   ExpectGolden(csv, "sample.csv");
   EXPECT_EQ(csv.rfind(CsvHeader(), 0), 0u);
+}
+
+// A CSV export to a pipe (as to /dev/null or a terminal) writes the one table into it and creates
+// no per-schema files beside it.
+TEST(ExportCsv, APipeGetsTheOneTableAndNothingBesideIt) {
+  TempDir dir;
+  EXPECT_TRUE(SampleLog().WriteTo(dir.File("a.trc")).ok());
+  const std::string fifo = dir.File("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    received.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  const std::vector<std::string> logs = {dir.File("a.trc")};
+  auto stream = MergedStream::Open(logs);
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  auto exporter = CreateExporter(Format::kCsv, fifo, {.stream = &*stream});
+  ASSERT_TRUE(exporter.ok()) << exporter.error().message;
+  auto summary = RunExport(*stream, **exporter, nullptr);
+  exporter->reset();  // closes the pipe, so the reader sees its end
+  reader.join();
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(received.rfind(CsvHeader(), 0), 0u);
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a.trc", "pipe"}));
 }
 
 // Every JSON Lines field against what the reader returns for the same log.

@@ -1,6 +1,7 @@
 #include "export/exporter.h"
 
 #include <cctype>
+#include <filesystem>
 #include <string>
 
 #include "export/chrome_exporter.h"
@@ -51,9 +52,14 @@ Result<std::unique_ptr<Exporter>> CreateExporter(Format format, const std::strin
     case Format::kJsonl:
       return std::unique_ptr<Exporter>(
           std::make_unique<JsonLinesExporter>(std::move(file).value()));
-    case Format::kCsv:
-      return std::unique_ptr<Exporter>(
-          std::make_unique<CsvExporter>(std::move(file).value(), output, settings.force));
+    case Format::kCsv: {
+      // The per-schema files go beside a file; a device or a pipe (/dev/null, a FIFO, a
+      // terminal) gets the one table, as standard output does, and nothing is created beside it.
+      std::error_code ec;
+      const bool regular = output != "-" && std::filesystem::is_regular_file(output, ec);
+      return std::unique_ptr<Exporter>(std::make_unique<CsvExporter>(
+          std::move(file).value(), regular ? output : std::string("-"), settings.force));
+    }
     case Format::kCtf:
       break;
   }
