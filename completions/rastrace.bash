@@ -24,7 +24,7 @@ _rastrace_complete() {
         sql)
           case $prev in -f|--file|--save|-t|--templates) _rastrace_files "$cur"; return ;;
             --format) _rastrace_words "text csv json" "$cur"; return ;; -q|--query) return ;; esac
-          [[ $cur == -* ]] && { _rastrace_words "-q --query -f --file --format --save --force -t --templates --no-text -n --name" "$cur"; return; } ;;
+          [[ $cur == -* ]] && { _rastrace_words "-q --query -f --file --format --save --force -t --templates --no-text --tracefs -n --name" "$cur"; return; } ;;
         merge|dump|recover)
           [[ $cur == -* ]] && { _rastrace_words "-o --force -n -R -h --help" "$cur"; return; } ;;
       esac

@@ -73,6 +73,13 @@ class EventStore {
   Result<StoredEvent> Get(uint64_t index);
   // The event itself, read from its log (spans valid until the next Decode).
   Result<void> Decode(const StoredEvent& record, event::Event& out);
+  // The log `record` was read from (its layout and byte order); nullptr for an unknown source.
+  const Input* InputOf(const StoredEvent& record) const {
+    if (record.source >= source_inputs_.size() || source_inputs_[record.source] >= inputs_.size()) {
+      return nullptr;
+    }
+    return &inputs_[source_inputs_[record.source]].input;
+  }
 
  private:
   static constexpr size_t kBufferBytes = 1 << 20;

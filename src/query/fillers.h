@@ -10,13 +10,15 @@
 #include "query/event_store.h"
 #include "query/loaded_event.h"
 #include "query/record_table.h"
-#include "query/schema_names.h"
+#include "query/typed_tables.h"
+#include "schema/decoder.h"
 
 namespace rastrace::query {
 
-// The event store's records and _schemas.
+// The event store's records and the schemas table: every event named by `decoder`, and each new
+// schema's table named by `typed` (created after the pass).
 Result<std::unique_ptr<Filler>> MakeEventFiller(Database& db, EventStore& store,
-                                                SchemaNames& schemas);
+                                                schema::Decoder& decoder, TypedTables& typed);
 // The tables are the RecordTables of processes and threads, syscalls...
 std::unique_ptr<Filler> MakeProcessFiller(RecordTable& processes, RecordTable& threads);
 std::unique_ptr<Filler> MakeSyscallFiller(RecordTable& syscalls);

@@ -26,6 +26,7 @@ struct Case {
   std::vector<std::string> logs;
   OutputMode mode = OutputMode::kText;
   bool templates = true;
+  bool formats = false;  // also the TFF format files of tests/golden/query/formats
   std::string sql;
 };
 
@@ -50,6 +51,8 @@ Case ParseCase(const std::string& text) {
       if (mode) c.mode = *mode;
     } else if (line == "templates: none") {
       c.templates = false;
+    } else if (line == "formats: yes") {
+      c.formats = true;
     }
   }
   return c;
@@ -71,12 +74,19 @@ TEST_P(QueryGolden, MatchesExpected) {
   const Case c = ParseCase(ReadText(kDir + "/" + name + ".case"));
   ASSERT_FALSE(c.logs.empty()) << name << ".case names no logs";
   event::testing::TempDir dir;
-  auto db = OpenLogs(WriteLogs(dir, c.logs), c.templates ? SourceTemplates() : "");
+  std::string descriptions = c.templates ? SourceTemplates() : "";
+  if (c.formats) descriptions += (descriptions.empty() ? "" : ":") + kDir + "/formats";
+  auto db = OpenLogs(WriteLogs(dir, c.logs), descriptions);
   ASSERT_TRUE(db);
   std::string actual = Query(*db, c.sql, c.mode);
   // Paths of the scratch directory vary from run to run.
   for (size_t at; (at = actual.find(dir.path())) != std::string::npos;) {
     actual.replace(at, dir.path().size(), "{dir}");
+  }
+  // So does the source tree's (schemas.described_by names the template file).
+  const std::string source = RASTRACE_SOURCE_DIR;
+  for (size_t at; (at = actual.find(source)) != std::string::npos;) {
+    actual.replace(at, source.size(), "{source}");
   }
   const std::string expected_path = kDir + "/" + name + ".expected";
   if (std::getenv("RASTRACE_UPDATE_GOLDEN") != nullptr) {

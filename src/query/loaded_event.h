@@ -54,6 +54,9 @@ class Filler {
  public:
   virtual ~Filler() = default;
   virtual Result<void> Add(const LoadedEvent& event) = 0;
+  // Whether Add must see events of hook `hook_id` (asked once per hook id and pass): a pass calls
+  // each filler only for the hooks it wants.
+  virtual bool Wants(uint16_t /*hook_id*/) const { return true; }
   // `last_ts`: the time of the last event of the pass.
   virtual Result<void> Finish(int64_t last_ts) = 0;
 };

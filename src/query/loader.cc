@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,6 +16,8 @@
 #include "export/template_text.h"
 #include "query/fillers.h"
 #include "query/text_rows.h"
+#include "schema/descriptions.h"
+#include "stda/trace_input.h"
 #include "template/template.h"
 
 namespace rastrace::query {
@@ -25,7 +28,11 @@ LoadInputs CommandInputs(std::vector<std::string> paths, std::vector<std::string
   inputs.paths = std::move(paths);
   inputs.names = std::move(names);
   inputs.progress = true;
-  if (!no_text) inputs.templates = templates.empty() ? exporter::DefaultTemplatePath() : templates;
+  inputs.templates = templates;
+  inputs.default_templates = exporter::DefaultTemplatePath();
+  inputs.default_format_dirs = {"."};  // as tracefmt, trcrpt and `rastrace export`
+  inputs.tracefs_events = schema::SyscallFormats::DefaultEventsDir();
+  inputs.text = !no_text;
   return inputs;
 }
 
@@ -82,7 +89,7 @@ Loader::Loader(Database& db, EventStore& store, RecordTables& tables, LoadInputs
     : db_(db), store_(store), tables_(tables), inputs_(std::move(inputs)) {}
 
 Loader::~Loader() {
-  for (int fd : stdin_copies_) close(fd);
+  for (int fd : temporary_logs_) close(fd);
 }
 
 namespace {
@@ -113,34 +120,71 @@ Result<int> CopyStandardInput() {
   return *fd;
 }
 
+// A save file's log, written to a temporary file that the passes (and the event store) read.
+Result<int> WriteTemporaryLog(std::span<const uint8_t> bytes) {
+  auto fd = CreateTemporaryFile();
+  if (!fd) return fd.error();
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t w = write(*fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      close(*fd);
+      return MakeError("writing a save file's log to a temporary file: {}", std::strerror(errno));
+    }
+    done += static_cast<size_t>(w);
+  }
+  return *fd;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Loader>> Loader::Create(Database& db, EventStore& store,
                                                RecordTables& tables, LoadInputs inputs,
                                                std::vector<std::string>& diagnostics) {
   std::unique_ptr<Loader> loader(new Loader(db, store, tables, std::move(inputs)));
-  for (size_t i = 0; i < loader->inputs_.paths.size(); ++i) {
-    std::string& path = loader->inputs_.paths[i];
-    if (path != "-") continue;
-    auto fd = CopyStandardInput();
+  LoadInputs& in = loader->inputs_;
+  in.names.resize(in.paths.size());
+  loader->display_paths_.resize(in.paths.size());
+  for (size_t i = 0; i < in.paths.size(); ++i) {
+    std::string& path = in.paths[i];
+    Result<int> fd = -1;
+    if (path == "-") {
+      fd = CopyStandardInput();
+    } else {
+      // A TRACEFMT save file is read as the log of its records (stda::OpenTraceInput), which
+      // the event store must find again by offset: it goes to a temporary file.
+      auto save = stda::ReadSaveFileLog(path);
+      if (!save) return save.error();
+      if (!*save) continue;
+      for (auto& problem : (*save)->problems) {
+        loader->save_file_problems_.push_back(Error{std::move(problem)});
+      }
+      fd = WriteTemporaryLog((*save)->bytes);
+    }
     if (!fd) return fd.error();
-    loader->stdin_copies_.push_back(*fd);
-    loader->display_paths_.resize(loader->inputs_.paths.size());
-    loader->display_paths_[i] = "-";
-    if (loader->inputs_.names.size() <= i) loader->inputs_.names.resize(i + 1);
-    if (loader->inputs_.names[i].empty()) loader->inputs_.names[i] = "-";
+    loader->temporary_logs_.push_back(*fd);
+    loader->display_paths_[i] = path;
+    if (in.names[i].empty()) in.names[i] = path;
     path = fmt::format("/proc/self/fd/{}", *fd);
   }
-  const std::string& path = loader->inputs_.templates;
-  if (!path.empty()) {
-    auto text = exporter::TemplateText::Load(path, diagnostics);
-    if (!text) return text.error();
-    loader->text_ = std::move(text).value();
-    auto set = std::make_shared<tmpl::TemplateSet>();
-    std::vector<tmpl::Diagnostic> ignored;  // the same file: TemplateText reported them
-    if (auto added = set->AddFile(path, ignored); !added) return added.error();
-    loader->schemas_.UseTemplates(std::move(set));
+  schema::DescriptionPaths paths;
+  if (!in.templates.empty()) paths.given = {in.templates};
+  paths.default_template_file = in.default_templates;
+  paths.default_format_dirs = in.default_format_dirs;
+  paths.tracefs_events = in.tracefs_events;
+  schema::DescriptionProblems problems;
+  auto descriptions = schema::LoadDescriptions(paths, problems);
+  if (!descriptions) return descriptions.error();
+  for (auto& message : problems.messages) diagnostics.push_back(std::move(message));
+  loader->descriptions_ = std::move(descriptions).value();
+  schema::Descriptions& d = *loader->descriptions_;
+  if (in.text && !d.template_files.empty()) {
+    loader->text_ = exporter::TemplateText::Create(d.templates, &d.tracepoints);
   }
+  loader->decoder_ = std::make_unique<schema::Decoder>(d.sources());
+  auto typed = TypedTables::Register(db, store, *loader->decoder_);
+  if (!typed) return typed.error();
+  loader->typed_ = std::move(typed).value();
   return loader;
 }
 
@@ -175,7 +219,7 @@ Result<PassSummary> Loader::Pass(Parts parts) {
       logs.push_back({inputs_.paths[i], reader.layout(), reader.byte_order()});
     }
     if (auto set = store_.SetInputs(std::move(logs)); !set) return set.error();
-    auto filler = MakeEventFiller(db_, store_, schemas_);
+    auto filler = MakeEventFiller(db_, store_, *decoder_, *typed_);
     if (!filler) return filler.error();
     fillers.push_back(std::move(filler).value());
   }
@@ -197,6 +241,11 @@ Result<PassSummary> Loader::Pass(Parts parts) {
   }
   if (has(Part::kLosses)) fillers.push_back(MakeLossFiller(tables_.Get("losses")));
 
+  // By hook id: the fillers whose Add sees its events (bit f: fillers[f]); most fillers want a
+  // hook or two, and a call they would return from at once costs as much as the work of some.
+  constexpr uint32_t kNotAsked = UINT32_MAX;
+  static_assert(kPartCount + 1 < 32);
+  std::vector<uint32_t> wanted_by_hook(65536, kNotAsked);
   std::optional<exporter::Progress> progress;
   if (inputs_.progress)
     progress.emplace(exporter::Progress::ForStderr("sql", stream->total_bytes()));
@@ -253,8 +302,18 @@ Result<PassSummary> Loader::Pass(Parts parts) {
     }
     ++origin.events;
     last_ts = row.ts;
-    for (auto& filler : fillers) {
-      if (auto added = filler->Add(row); !added) return added.error();
+    // The fillers that want this hook: a bit each, worked out the first time the hook shows.
+    uint32_t& wanted = wanted_by_hook[e.hook_id];
+    if (wanted == kNotAsked) {
+      wanted = 0;
+      for (size_t f = 0; f < fillers.size(); ++f) {
+        if (fillers[f]->Wants(e.hook_id)) wanted |= 1u << f;
+      }
+    }
+    for (uint32_t bits = wanted; bits != 0; bits &= bits - 1) {
+      if (auto added = fillers[static_cast<size_t>(std::countr_zero(bits))]->Add(row); !added) {
+        return added.error();
+      }
     }
     if (progress) progress->Update(stream->bytes_read(), static_cast<uint64_t>(id));
   }
@@ -262,6 +321,7 @@ Result<PassSummary> Loader::Pass(Parts parts) {
     if (auto finished = filler->Finish(last_ts); !finished) return finished.error();
   }
   if (has(Part::kEvents)) {
+    if (auto created = typed_->CreateNew(db_); !created) return created.error();
     std::vector<size_t> source_inputs;
     for (const auto& origin : stream->origins()) source_inputs.push_back(origin.input);
     if (auto finished = store_.Finish(std::move(source_inputs)); !finished) {
@@ -313,7 +373,8 @@ Result<PassSummary> Loader::Pass(Parts parts) {
       }
       if (auto done = s.Run(); !done) return done.error();
     }
-    warnings_ = stream->warnings();
+    warnings_ = save_file_problems_;
+    for (const Error& warning : stream->warnings()) warnings_.push_back(warning);
     sources_loaded_ = true;
   }
   if (auto committed = transaction.Commit(); !committed) return committed.error();

@@ -12,11 +12,15 @@
 #include "common/result.h"
 #include "query/database.h"
 #include "query/event_store.h"
-#include "query/schema_names.h"
 #include "query/tables.h"
+#include "query/typed_tables.h"
+#include "schema/decoder.h"
 
 namespace rastrace::exporter {
 class TemplateText;
+}
+namespace rastrace::schema {
+struct Descriptions;
 }
 
 namespace rastrace::query {
@@ -25,15 +29,27 @@ struct LoadInputs {
   std::vector<std::string> paths;  // "-" is standard input
   // The sources' names, in the order of the paths (-n); a log without one is named by its path.
   std::vector<std::string> names;
-  // The template file for the text and schema columns; empty: no text, no schema names.
+  // What describes the events (the -t value, as trcrpt and `rastrace export` take it: a template
+  // file, a directory of TFF format files, or a ':'-separated list of them): the templates of the
+  // text column and, with the format files and the system calls' tracefs formats, the schemas of
+  // the schema column and the typed tables. Empty: only `default_templates`.
   std::string templates;
+  // Loaded when `templates` names no template file; empty: none.
+  std::string default_templates;
+  // Searched for TFF format files when `templates` names no directory.
+  std::vector<std::string> default_format_dirs;
+  // A tracefs events directory for the system calls' argument names; empty: none.
+  std::string tracefs_events;
+  // Fill the text column (false: it stays NULL; the schemas remain).
+  bool text = true;
   // Draw a progress bar on standard error (only when it is a terminal, and only once a pass has
   // run for a while).
   bool progress = false;
 };
 
-// What a command line loads: the logs and their names, the templates of `-t` (else the installed
-// trcfmt; none with `no_text`), a progress bar on a terminal.
+// What a command line loads: the logs and their names, the descriptions of `-t` (else the
+// installed trcfmt; TFF files of the current directory; the running kernel's tracefs formats), the
+// text unless `no_text`, a progress bar on a terminal.
 LoadInputs CommandInputs(std::vector<std::string> paths, std::vector<std::string> names,
                          const std::string& templates, bool no_text);
 
@@ -61,6 +77,8 @@ class Loader {
   const std::vector<Error>& warnings() const { return warnings_; }
   // Warnings the templates raised while text was loaded (unsupported built-ins).
   std::vector<std::string> TakeTemplateWarnings();
+  // The tables of the schemas the events pass found.
+  const TypedTables& typed() const { return *typed_; }
 
  private:
   Loader(Database& db, EventStore& store, RecordTables& tables, LoadInputs inputs);
@@ -70,12 +88,17 @@ class Loader {
   EventStore& store_;
   RecordTables& tables_;
   LoadInputs inputs_;
-  std::vector<int> stdin_copies_;           // descriptors of standard input's copies
-  std::vector<std::string> display_paths_;  // "-" for those, in the sources table
+  std::vector<int> temporary_logs_;         // standard input's copy, save files' logs
+  std::vector<std::string> display_paths_;  // "-" and the save files' paths, in sources
   Parts loaded_;
   bool sources_loaded_ = false;
   std::vector<Error> warnings_;
-  SchemaNames schemas_;
+  // Save files read as the logs of their records (in temporary files, as standard input is):
+  // their problems, given as the warnings of the first pass.
+  std::vector<Error> save_file_problems_;
+  std::unique_ptr<schema::Descriptions> descriptions_;
+  std::unique_ptr<schema::Decoder> decoder_;
+  std::unique_ptr<TypedTables> typed_;
   std::unique_ptr<exporter::TemplateText> text_;
 };
 

@@ -31,6 +31,12 @@ std::string_view TimeOf(std::string_view table) {
   return "t.ts";
 }
 
+// The tables a partition holds: every table but the storage behind views and `schemas`, which
+// describes the events of one database (its ids are that database's) and has no time to place.
+bool Partitioned(const TableInfo& table) {
+  return !table.internal && table.name != "schemas";
+}
+
 std::string SelectSql(std::string_view table) {
   std::string wall;
   std::string source = "t.source";
@@ -118,7 +124,7 @@ Result<void> WriteSchema(const std::filesystem::path& dir) {
       "-- The tables of `rastrace export --partition` (docs/sql.md): one file per table, machine\n"
       "-- and hour under TABLE/machine=NAME/hour=YYYY-MM-DDTHH/.\n";
   for (const TableInfo& table : Tables()) {
-    if (table.internal) continue;
+    if (!Partitioned(table)) continue;
     // The files hold a blob as its hex digits.
     std::string columns = TypedColumns(table);
     for (size_t at = 0; (at = columns.find(" BLOB", at)) != std::string::npos;) {
@@ -169,7 +175,7 @@ Result<PartitionSummary> WritePartitions(TraceDatabase& db, const PartitionOptio
   PartitionSummary summary;
   std::string line;
   for (const TableInfo& table : Tables()) {
-    if (table.internal) continue;
+    if (!Partitioned(table)) continue;
     auto statement = db.db().Prepare(SelectSql(table.name));
     if (!statement) return MakeError("{}: {}", table.name, statement.error().message);
     if (!options.machine.empty()) statement->BindText(1, options.machine);

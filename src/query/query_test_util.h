@@ -26,8 +26,8 @@ inline std::vector<std::string> WriteLogs(const event::testing::TempDir& dir,
                                           const std::vector<std::string>& names) {
   std::vector<std::string> paths;
   for (const auto& name : names) {
-    paths.push_back(dir.File(name + ".trc"));
-    auto written = TestLog(name).WriteTo(paths.back());
+    paths.push_back(dir.File(TestInputFileName(name)));
+    auto written = WriteTestInput(name, paths.back());
     EXPECT_TRUE(written) << (written ? "" : written.error().message);
   }
   return paths;
@@ -38,9 +38,13 @@ inline std::unique_ptr<TraceDatabase> OpenLogs(const std::vector<std::string>& p
   LoadInputs inputs;
   inputs.paths = paths;
   inputs.templates = std::move(templates);
+  // The system call formats of a real kernel, checked in: arguments get their names and types.
+  inputs.tracefs_events = std::string(RASTRACE_SOURCE_DIR) + "/tests/golden/schema/tracefs";
   std::vector<std::string> diagnostics;
   auto db = TraceDatabase::Open(inputs, diagnostics);
   EXPECT_TRUE(db) << (db ? "" : db.error().message);
+  // Template and format file problems: the test's own descriptions have none.
+  for (const auto& d : diagnostics) ADD_FAILURE() << d;
   return db ? std::move(db).value() : nullptr;
 }
 

@@ -43,38 +43,8 @@ int Disconnect(sqlite3_vtab* base) {
   return SQLITE_OK;
 }
 
-bool IdConstraint(unsigned char op) {
-  return op == SQLITE_INDEX_CONSTRAINT_EQ || op == SQLITE_INDEX_CONSTRAINT_GT ||
-         op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_LT ||
-         op == SQLITE_INDEX_CONSTRAINT_LE;
-}
-
 int BestIndex(sqlite3_vtab* base, sqlite3_index_info* info) {
-  const RecordTable& records = *reinterpret_cast<Table*>(base)->records;
-  double rows = static_cast<double>(std::max<uint64_t>(records.rows(), 1));
-  std::string ops;  // one operator per argument, passed as idxStr
-  bool unique = false;
-  for (int i = 0; i < info->nConstraint; ++i) {
-    const auto& c = info->aConstraint[i];
-    if (!c.usable || (c.iColumn != 0 && c.iColumn != -1) || !IdConstraint(c.op)) continue;
-    ops.push_back(static_cast<char>(c.op));
-    info->aConstraintUsage[i].argvIndex = static_cast<int>(ops.size());
-    info->aConstraintUsage[i].omit = 0;  // SQLite checks again (values that are not numbers)
-    if (c.op == SQLITE_INDEX_CONSTRAINT_EQ) unique = true;
-    rows = c.op == SQLITE_INDEX_CONSTRAINT_EQ ? 1 : rows / 4;
-  }
-  if (!ops.empty()) {
-    info->idxStr = sqlite3_mprintf("%s", ops.c_str());
-    info->needToFreeIdxStr = 1;
-  }
-  info->estimatedRows = static_cast<sqlite3_int64>(std::max(rows, 1.0));
-  info->estimatedCost = std::max(rows, 1.0);
-  if (unique) info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
-  if (info->nOrderBy == 1 && !info->aOrderBy[0].desc &&
-      (info->aOrderBy[0].iColumn == 0 || info->aOrderBy[0].iColumn == -1)) {
-    info->orderByConsumed = 1;
-  }
-  return SQLITE_OK;
+  return BestIdRangeIndex(info, reinterpret_cast<Table*>(base)->records->rows());
 }
 
 int Open(sqlite3_vtab* base, sqlite3_vtab_cursor** out) {
@@ -94,9 +64,7 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* ops, int argc, sqlite3_va
   auto* cursor = reinterpret_cast<Cursor*>(base);
   uint64_t first = 0;
   uint64_t end = cursor->records->rows();
-  for (int i = 0; i < argc && ops != nullptr && ops[i] != '\0'; ++i) {
-    NarrowIdRange(static_cast<unsigned char>(ops[i]), argv[i], first, end);
-  }
+  NarrowIdRangeBy(ops, argc, argv, first, end);
   cursor->row = first;
   cursor->end = std::max(first, end);
   cursor->decoded = false;
@@ -159,6 +127,50 @@ const sqlite3_module kRecordModule =
     ReadOnlyModule({Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, Column, Rowid});
 
 }  // namespace
+
+namespace {
+
+bool IdConstraint(unsigned char op) {
+  return op == SQLITE_INDEX_CONSTRAINT_EQ || op == SQLITE_INDEX_CONSTRAINT_GT ||
+         op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_LT ||
+         op == SQLITE_INDEX_CONSTRAINT_LE;
+}
+
+}  // namespace
+
+int BestIdRangeIndex(sqlite3_index_info* info, uint64_t row_count) {
+  double rows = static_cast<double>(std::max<uint64_t>(row_count, 1));
+  std::string ops;  // one operator per argument, passed as idxStr
+  bool unique = false;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (!c.usable || (c.iColumn != 0 && c.iColumn != -1) || !IdConstraint(c.op)) continue;
+    ops.push_back(static_cast<char>(c.op));
+    info->aConstraintUsage[i].argvIndex = static_cast<int>(ops.size());
+    info->aConstraintUsage[i].omit = 0;  // SQLite checks again (values that are not numbers)
+    if (c.op == SQLITE_INDEX_CONSTRAINT_EQ) unique = true;
+    rows = c.op == SQLITE_INDEX_CONSTRAINT_EQ ? 1 : rows / 4;
+  }
+  if (!ops.empty()) {
+    info->idxStr = sqlite3_mprintf("%s", ops.c_str());
+    info->needToFreeIdxStr = 1;
+  }
+  info->estimatedRows = static_cast<sqlite3_int64>(std::max(rows, 1.0));
+  info->estimatedCost = std::max(rows, 1.0);
+  if (unique) info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+  if (info->nOrderBy == 1 && !info->aOrderBy[0].desc &&
+      (info->aOrderBy[0].iColumn == 0 || info->aOrderBy[0].iColumn == -1)) {
+    info->orderByConsumed = 1;
+  }
+  return SQLITE_OK;
+}
+
+void NarrowIdRangeBy(const char* ops, int argc, sqlite3_value** argv, uint64_t& first,
+                     uint64_t& end) {
+  for (int i = 0; i < argc && ops != nullptr && ops[i] != '\0'; ++i) {
+    NarrowIdRange(static_cast<unsigned char>(ops[i]), argv[i], first, end);
+  }
+}
 
 sqlite3_module ReadOnlyModule(const ReadOnlyCallbacks& c) {
   sqlite3_module m{};

@@ -40,4 +40,11 @@ void NarrowRange(int op, sqlite3_value* value, int64_t& low, int64_t& high);
 // The same for a row range [first, end) of 0-based rows whose ids are row + 1.
 void NarrowIdRange(int op, sqlite3_value* value, uint64_t& first, uint64_t& end);
 
+// xBestIndex of a table whose column 0 is the row id (row + 1) and that gives rows in id order:
+// constraints on the id (=, <, <=, >, >=) are passed to xFilter, their operators as idxStr.
+int BestIdRangeIndex(sqlite3_index_info* info, uint64_t rows);
+// In xFilter: narrows [first, end) by the constraints BestIdRangeIndex passed (`ops`: idxStr).
+void NarrowIdRangeBy(const char* ops, int argc, sqlite3_value** argv, uint64_t& first,
+                     uint64_t& end);
+
 }  // namespace rastrace::query

@@ -49,7 +49,7 @@ TEST_F(ShellTest, TablesListsWhatUsersQuery) {
   const ShellRun run = RunShell(*db_, ".tables\n", false);
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out,
-            "events  losses  processes  sched  slices  sources  syscalls  threads\n"
+            "events  losses  processes  sched  schemas  slices  sources  syscalls  threads\n"
             "tracepoint_hits\n");
 }
 

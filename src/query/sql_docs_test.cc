@@ -36,7 +36,7 @@ std::vector<std::string> NamesIn(const std::string& cell) {
   return names;
 }
 
-// Table name -> its documented columns, from the "### name" sections.
+// Table name -> its documented columns, from the "### name" sections (up to the next "## ").
 std::map<std::string, std::vector<DocColumn>> DocumentedColumns() {
   std::ifstream in(std::string(RASTRACE_SOURCE_DIR) + "/docs/sql.md");
   std::map<std::string, std::vector<DocColumn>> out;
@@ -44,6 +44,10 @@ std::map<std::string, std::vector<DocColumn>> DocumentedColumns() {
   while (std::getline(in, line)) {
     if (line.rfind("### ", 0) == 0) {
       table = line.substr(4);
+      continue;
+    }
+    if (line.rfind("## ", 0) == 0) {  // a section that is no table's (typed tables)
+      table.clear();
       continue;
     }
     if (table.empty() || line.rfind("| `", 0) != 0) continue;

@@ -17,7 +17,9 @@ constexpr TableInfo kTables[] = {
      "id INTEGER PRIMARY KEY, name TEXT, path TEXT, node TEXT, sysname TEXT, release TEXT, "
      "version TEXT, machine TEXT, command TEXT, start_wall INTEGER, wall_offset INTEGER, "
      "byte_order TEXT, word_size INTEGER, events INTEGER, damaged_offset INTEGER, error TEXT"},
-    {"_schemas", Backing::kSqlite, true, "id INTEGER PRIMARY KEY, name TEXT"},
+    {"schemas", Backing::kSqlite, false,
+     "id INTEGER PRIMARY KEY, name TEXT, table_name TEXT, family TEXT, title TEXT, "
+     "described_by TEXT"},
     {"_events", Backing::kEvents, true, ""},
     {"events", Backing::kView, false,
      "SELECT e.id AS id, e.ts AS ts, "
@@ -26,7 +28,7 @@ constexpr TableInfo kTables[] = {
      "CASE WHEN e.hook & 15 = 0 THEN printf('%03X', e.hook >> 4) "
      "ELSE printf('%04X', e.hook) END AS template, "
      "e.subhook AS subhook, "
-     "(SELECT c.name FROM _schemas c WHERE c.id = e.schema_id) AS schema, "
+     "(SELECT c.name FROM schemas c WHERE c.id = e.schema_id) AS schema, "
      "e.pid AS pid, e.tid AS tid, e.cpu AS cpu, "
      "(e.flags >> 15) & 1 AS timestamped, (e.flags >> 14) & 1 AS generic, "
      "e.data_word AS data_word, e.w1 AS w1, e.w2 AS w2, e.w3 AS w3, e.w4 AS w4, e.w5 AS w5, "
@@ -177,7 +179,7 @@ Parts PartsForRead(std::string_view table, std::string_view column) {
   if (table == "events" || table == "_events") {
     return column == "text" ? PartSet({kEvents, kEventText}) : PartSet({kEvents});
   }
-  if (table == "_schemas") return PartSet({kEvents});
+  if (table == "schemas") return PartSet({kEvents});
   if (table == "processes" || table == "threads") return PartSet({kProcesses});
   if (table == "syscalls") return PartSet({kSyscalls});
   if (table == "sched") return PartSet({kSched});

@@ -41,7 +41,7 @@ inline Parts PartSet(std::initializer_list<Part> parts) {
 }
 
 enum class Backing : uint8_t {
-  kSqlite,   // an SQLite table (small ones: sources, _schemas)
+  kSqlite,   // an SQLite table (small ones: sources, schemas)
   kRecords,  // a RecordTable served by a virtual table (record_module.h)
   kEvents,   // the event store, served by `_events` (events_table.h)
   kView,

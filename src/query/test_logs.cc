@@ -1,11 +1,14 @@
 #include "query/test_logs.h"
 
+#include <cstdio>
 #include <stdexcept>
+#include <string_view>
 
 #include "event/format.h"
 #include "posix/log_format.h"
 #include "session/kernel_events.h"
 #include "session/trace_line.h"
+#include "stda/stda.h"
 
 namespace rastrace::query::testing {
 
@@ -60,7 +63,7 @@ LogBuilder Posix() {
   posix::EncodeProcess(900, 900, "/usr/bin/posix-app", order, bytes);
   posix::EncodeProcess(900, 901, "/usr/bin/posix-app", order, bytes);
   posix::EncodeEventType(1, "posix_trace_stop", order, bytes);
-  posix::EncodeEventType(1000, "request", order, bytes);
+  posix::EncodeEventType(100, "request", order, bytes);
   auto event = [&](uint16_t id, std::string_view name, uint64_t ns, std::vector<uint8_t> data) {
     posix::EventRecord e;
     e.event_id = id;
@@ -74,8 +77,8 @@ LogBuilder Posix() {
   };
   const uint64_t t0 = kStart * 1'000'000'000ull;
   event(0, "posix_trace_start", t0 + 100, {});
-  event(1000, "request", t0 + 200, {1, 2, 3});
-  event(1000, "request", t0 + 300, {4});
+  event(100, "request", t0 + 200, {1, 2, 3});
+  event(100, "request", t0 + 300, {4});
   event(1, "posix_trace_stop", t0 + 1000, {});
   log.Raw(bytes);
   return log;
@@ -189,6 +192,63 @@ LogBuilder TestLog(const std::string& name) {
   if (name == "merged") return Merged();
   if (name == "damaged") return Damaged();
   throw std::invalid_argument("no test log called " + name);
+}
+
+std::vector<std::string> TestInputNames() {
+  return {"savefile"};
+}
+
+std::string TestInputFileName(const std::string& name) {
+  return name == "savefile" ? name + ".sav" : name + ".trc";
+}
+
+namespace {
+
+// Three DosOpen records of major 0x64 (one with a file name, one whose return carries a handle)
+// and one of major 0x65 that no format file describes, saved at 08:07:50 UTC on the header day of
+// the other logs.
+std::vector<uint8_t> SaveFile() {
+  auto buffer = stda::TraceBuffer::Create(stda::Format::kNew, 4096);
+  if (!buffer.ok()) throw std::invalid_argument(buffer.error().message);
+  const auto record = [&](uint8_t major, uint16_t minor, uint8_t seconds, uint8_t hundredths,
+                          std::string_view data) {
+    stda::RecordSpec spec;
+    spec.major = major;
+    spec.minor = minor;
+    spec.pid = 1200;
+    spec.time = stda::Timestamp{8, 7, seconds, hundredths};
+    spec.data = std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    if (auto written = buffer->Write(spec); !written.ok()) {
+      throw std::invalid_argument(written.error().message);
+    }
+  };
+  using namespace std::string_view_literals;
+  record(0x64, 1, 40, 0,
+         "\x2c\x4b\x00\x00\x00\x0d\x00"
+         "C:\\CONFIG.SYS"sv);
+  record(0x64, 2, 40, 5, "\x07\x00"sv);
+  record(0x65, 7, 41, 0, "xyz"sv);
+  stda::DateTime saved;
+  saved.hours = 8;
+  saved.minutes = 7;
+  saved.seconds = 50;
+  saved.day = 21;
+  saved.month = 11;
+  saved.year = 2026;
+  saved.timezone = 0;  // UTC
+  return stda::MakeSaveFile(buffer->Snapshot(), saved);
+}
+
+}  // namespace
+
+Result<void> WriteTestInput(const std::string& name, const std::string& path) {
+  if (name != "savefile") return TestLog(name).WriteTo(path);
+  const std::vector<uint8_t> bytes = SaveFile();
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) return MakeError("{}: cannot create it", path);
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+  if (std::fclose(out) != 0 || !written) return MakeError("{}: write error", path);
+  return Ok();
 }
 
 }  // namespace rastrace::query::testing

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "event/log_builder.h"
 
 namespace rastrace::query::testing {
@@ -17,5 +18,13 @@ namespace rastrace::query::testing {
 std::vector<std::string> TestLogNames();
 // The log called `name`; throws std::invalid_argument for an unknown name.
 event::testing::LogBuilder TestLog(const std::string& name);
+
+// The test inputs that are not logs: "savefile", a TRACEFMT save file (an STDA snapshot of OS/2
+// tracepoint records, as tracefmt -s writes it).
+std::vector<std::string> TestInputNames();
+// The file name of test input or log `name` ("aix64.trc", "savefile.sav").
+std::string TestInputFileName(const std::string& name);
+// Writes test input or log `name` to `path`.
+Result<void> WriteTestInput(const std::string& name, const std::string& path);
 
 }  // namespace rastrace::query::testing

@@ -55,6 +55,13 @@ std::string_view Trimmed(std::string_view sql) {
   return sql;
 }
 
+constexpr size_t kEventsPart = static_cast<size_t>(Part::kEvents);
+
+// A statement naming a table that is not there (yet): a typed table is made by the events pass.
+bool NamesAMissingTable(const Error& error) {
+  return error.message.find("no such table") != std::string::npos;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<TraceDatabase>> TraceDatabase::Open(LoadInputs inputs,
@@ -106,6 +113,16 @@ Result<void> TraceDatabase::Save(const std::string& path, bool force) {
       auto rows = db_.Exec(fmt::format("INSERT INTO saved.{0} SELECT * FROM main.{0}", table.name));
       if (!rows) return rows;
     }
+    // The typed tables as tables of their own, with their typed columns.
+    const TypedTables& typed = loader_->typed();
+    for (uint32_t id : typed.created()) {
+      const std::string name = QuoteIdentifier(typed.TableOf(id));
+      auto made = db_.Exec(fmt::format("CREATE TABLE saved.{}({})", name,
+                                       TypedColumnDefinitions(typed.SchemaOf(id))));
+      if (!made) return made;
+      auto rows = db_.Exec(fmt::format("INSERT INTO saved.{0} SELECT * FROM main.{0}", name));
+      if (!rows) return rows;
+    }
     return db_.Exec("COMMIT");
   }();
   if (!copied) (void)db_.Exec("ROLLBACK");
@@ -148,6 +165,7 @@ Result<void> TraceDatabase::Run(std::string_view sql, ResultPrinter& printer) {
   for (std::string_view rest = sql; !Trimmed(rest).empty();) {
     std::string_view tail;
     auto statement = PrepareRecordingParts(db_, rest, wanted, &tail);
+    if (!statement && NamesAMissingTable(statement.error())) wanted.set(kEventsPart);
     if (!statement || tail.size() >= rest.size()) break;
     rest = tail;
   }
@@ -157,6 +175,13 @@ Result<void> TraceDatabase::Run(std::string_view sql, ResultPrinter& printer) {
     std::string_view tail;
     Parts parts;
     auto statement = PrepareRecordingParts(db_, rest, parts, &tail);
+    if (!statement && NamesAMissingTable(statement.error()) &&
+        !loader_->loaded().test(kEventsPart)) {
+      // The typed tables exist once the events are loaded: load them, and try again.
+      if (auto loaded = Ensure(PartSet({Part::kEvents})); !loaded) return loaded.error();
+      parts.reset();
+      statement = PrepareRecordingParts(db_, rest, parts, &tail);
+    }
     if (!statement) {
       const size_t end = rest.find(';');
       return Error{DescribeFailure(rest.substr(0, end), statement.error().message)};

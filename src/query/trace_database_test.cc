@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "query/query_test_util.h"
 
 namespace rastrace::query::testing {
@@ -41,6 +43,28 @@ TEST(Save, ASavedDatabaseHoldsEveryTableForAnyClient) {
   ASSERT_TRUE(saved);
   EXPECT_EQ(Everything(*saved), live);
   EXPECT_NE(live.find("FORK child pid= 602"), std::string::npos) << "the text is saved too";
+  // The typed tables too, as tables with their typed columns.
+  const std::string typed =
+      "SELECT * FROM syscall_entry_openat; "
+      "SELECT name, type FROM pragma_table_info('syscall_entry_openat')";
+  const std::string rows = Query(*trace, typed);
+  EXPECT_NE(rows.find("filename,INTEGER"), std::string::npos) << rows;
+  std::string saved_rows;
+  for (const char* sql : {"SELECT * FROM syscall_entry_openat",
+                          "SELECT name, type FROM pragma_table_info('syscall_entry_openat')"}) {
+    auto statement = saved->Prepare(sql);
+    ASSERT_TRUE(statement) << statement.error().message;
+    char* data = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&data, &size);
+    ResultPrinter printer(out, OutputMode::kCsv);
+    EXPECT_TRUE(printer.Print(*statement));
+    EXPECT_TRUE(printer.Flush());
+    std::fclose(out);
+    saved_rows += std::string(data, size);
+    std::free(data);
+  }
+  EXPECT_EQ(saved_rows, rows);
 }
 
 TEST(Save, AnExistingFileIsReplacedOnlyWithForce) {
@@ -56,6 +80,24 @@ TEST(Save, AnExistingFileIsReplacedOnlyWithForce) {
   auto saved = Database::Open(path);
   ASSERT_TRUE(saved);
   EXPECT_TRUE(saved->Exec("SELECT count(*) FROM events"));
+}
+
+// A schema whose name is one of our tables' gets "_event" after it, or "_event_2"... when that is
+// taken too; one starting with sqlite_ gets "event_" before it. The first statement naming a typed
+// table loads the events (and so makes the typed tables).
+TEST(TypedTables, ANameTakenByOurTablesGetsASuffix) {
+  event::testing::TempDir dir;
+  const std::string templates = dir.File("names.trcfmt");
+  std::ofstream(templates) << "011 1.0 \"sched event\" \"value\" W1 UW\n"
+                              "012 1.0 \"SCHED\" \"a\" W1 UW\n"
+                              "015 1.0 \"sqlite master\" \"value\" W1 UW\n";
+  auto trace = OpenLogs(WriteLogs(dir, {"aix64"}), templates);
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(Query(*trace, "SELECT count(*) FROM sched_event_2"), "count(*)\n2\n");
+  EXPECT_EQ(Query(*trace, "SELECT name, table_name FROM schemas WHERE name LIKE 's%' ORDER BY id"),
+            "name,table_name\nsched_event,sched_event\nsched,sched_event_2\n"
+            "sqlite_master,event_sqlite_master\n");
+  EXPECT_EQ(Query(*trace, "SELECT value FROM sched_event"), "value\n0\n1\n2\n");
 }
 
 TEST(Run, BadSqlGivesSqlitesMessageAndWhere) {

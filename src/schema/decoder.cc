@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <optional>
 #include <unordered_map>
 
@@ -70,6 +71,12 @@ struct Decoder::HookEntry {
   std::optional<uint32_t> raw[2];  // raw schema, by generic
 };
 
+struct Decoder::KeyedSyscall {
+  uint32_t schema = 0;
+  std::vector<Field> arguments;  // empty for exits
+  std::string name;              // the call's, as the event gave it
+};
+
 struct Decoder::Keyed {
   struct Tracepoint {
     uint32_t schema = 0;
@@ -78,11 +85,12 @@ struct Decoder::Keyed {
   };
   std::unordered_map<std::string, uint32_t> posix;
   std::unordered_map<uint32_t, Tracepoint> tracepoints;  // major << 16 | minor
-  struct Syscall {
-    uint32_t schema = 0;
-    std::vector<Field> arguments;  // empty for exits
-  };
+  using Syscall = KeyedSyscall;
   std::unordered_map<std::string, Syscall> syscalls;  // "enter:read", "exit:read"
+  // An entry's number (its data word) -> the entry it named last time: most entries are found by
+  // a comparison of their name, without building a key and hashing it.
+  std::vector<const Syscall*> entries_by_nr;
+  std::array<const Syscall*, 256> exits_by_name{};
 };
 
 Decoder::Decoder(DecoderSources sources)
@@ -126,12 +134,13 @@ Decoder::Decoded Decoder::DecodeRaw(const event::Event& e) {
     id = Intern(std::move(s)).id;
   }
   const Schema& schema = catalog_.at(*id);
+  if (!want_values_) return {&schema, {}};
   values_.assign(schema.fields.size(), Value{});
   if (e.generic) {
     values_[0] = Value{true, e.generic_word, 0, {}};
     values_[1].present = true;
-    values_[1].text = std::string_view(reinterpret_cast<const char*>(e.buffer.data()),
-                                       e.buffer.size());
+    values_[1].text =
+        std::string_view(reinterpret_cast<const char*>(e.buffer.data()), e.buffer.size());
   } else {
     for (unsigned k = 0; k < e.word_count && k < event::kMaxDataWords; ++k) {
       values_[k] = Value{true, e.words[k], 0, {}};
@@ -150,9 +159,9 @@ Decoder::Decoded Decoder::DecodeTemplate(const event::Event& e, ByteOrder order)
   const auto make = [&](const TemplatePlan& plan, std::optional<uint16_t> subhook) {
     std::string base = Identifier(Unlabeled(t->label));
     if (base.empty()) base = "hook_" + HookText(e.hook_id);
-    const EventDeclaration* declared =
-        sources_.declarations != nullptr ? sources_.declarations->FindEvent(e.hook_id, subhook)
-                                         : nullptr;
+    const EventDeclaration* declared = sources_.declarations != nullptr
+                                           ? sources_.declarations->FindEvent(e.hook_id, subhook)
+                                           : nullptr;
     if (declared != nullptr && subhook && !declared->subhook) declared = nullptr;
     Schema s;
     s.family = Family::kTemplate;
@@ -195,6 +204,7 @@ Decoder::Decoded Decoder::DecodeTemplate(const event::Event& e, ByteOrder order)
       id = *v.other_schema;
     }
   }
+  if (!want_values_) return {&catalog_.at(id), {}};
   RunTemplatePlan(*plan, e, order, values_, scratch_);
   return {&catalog_.at(id), values_};
 }
@@ -220,6 +230,10 @@ bool Decoder::DecodePosix(const event::Event& e, ByteOrder order, Decoded& out) 
     it = keyed_->posix.emplace(full ? std::string() : std::string(view->name), id).first;
   }
   const Schema& schema = catalog_.at(it->second);
+  if (!want_values_) {
+    out = {&schema, {}};
+    return true;
+  }
   values_.assign(5, Value{});
   values_[0] = Value{true, static_cast<uint64_t>(int64_t{view->pid}), 0, {}};
   values_[1] = Value{true, view->thread, 0, {}};
@@ -265,6 +279,10 @@ bool Decoder::DecodeTracepoint(const event::Event& e, Decoded& out) {
   }
   const Keyed::Tracepoint& tp = it->second;
   const Schema& schema = catalog_.at(tp.schema);
+  if (!want_values_) {
+    out = {&schema, {}};
+    return true;
+  }
   if (tp.format != nullptr) {
     const tsf::FmtRecord record{major, e.subhook, (flags & 0x01) == 0, e.buffer};
     RunTracepointPlan(tp.plan, tp.format->parsed, record, values_);
@@ -283,23 +301,70 @@ bool Decoder::DecodeSyscall(const event::Event& e, ByteOrder order, Decoded& out
   const bool entry = e.hook_id == event::kHookSystemCall;
   const auto name = event::ReadS2(e.buffer, entry ? kSyscallNameOffset : 0, order);
   if (!name || name->empty()) return false;
-  std::string key = fmt::format("{}:{}", entry ? "enter" : "exit", *name);
-  auto it = keyed_->syscalls.find(key);
+  constexpr size_t kEntriesByNr = 4096;  // a system has a few hundred calls
+  const uint64_t nr = e.generic_word;
+  const Keyed::Syscall* known = nullptr;
+  if (entry && nr < keyed_->entries_by_nr.size() && keyed_->entries_by_nr[nr] != nullptr &&
+      keyed_->entries_by_nr[nr]->name == *name) {
+    known = keyed_->entries_by_nr[nr];
+  }
+  // An exit names its call only: a small cache by the name's length and first and last letters.
+  const size_t slot = (name->size() * 31 + static_cast<uint8_t>(name->front()) * 7 +
+                       static_cast<uint8_t>(name->back())) %
+                      keyed_->exits_by_name.size();
+  if (!entry && keyed_->exits_by_name[slot] != nullptr &&
+      keyed_->exits_by_name[slot]->name == *name) {
+    known = keyed_->exits_by_name[slot];
+  }
+  if (known == nullptr) known = FindSyscall(entry, *name);
+  if (known == nullptr) return false;
+  if (!entry) keyed_->exits_by_name[slot] = known;
+  if (entry && nr < kEntriesByNr) {
+    if (keyed_->entries_by_nr.size() <= nr) keyed_->entries_by_nr.resize(nr + 1);
+    keyed_->entries_by_nr[nr] = known;
+  }
+  const Keyed::Syscall& call = *known;
+  const Schema& schema = catalog_.at(call.schema);
+  if (!want_values_) {
+    out = {&schema, {}};
+    return true;
+  }
+  values_.assign(schema.fields.size(), Value{});
+  values_[0] = Value{true, e.generic_word, 0, {}};
+  for (size_t i = 0; i < call.arguments.size(); ++i) {
+    const Field& f = call.arguments[i];
+    uint64_t v = Load64(e.buffer.data() + i * 8, order);
+    if (f.size < 8) {
+      const unsigned shift = 64 - f.size * 8u;
+      v = f.type == FieldType::kSigned
+              ? static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift)
+              : (v << shift) >> shift;
+    }
+    values_[i + 1] = Value{true, v, 0, {}};
+  }
+  out = {&schema, values_};
+  return true;
+}
+
+const Decoder::KeyedSyscall* Decoder::FindSyscall(bool entry, std::string_view name) {
+  key_.assign(entry ? "enter:" : "exit:");
+  key_.append(name);
+  auto it = keyed_->syscalls.find(key_);
   if (it == keyed_->syscalls.end()) {
-    if (keyed_->syscalls.size() >= kMaxKeyed) return false;
+    if (keyed_->syscalls.size() >= kMaxKeyed) return nullptr;
     Keyed::Syscall call;
     Schema s;
     s.family = Family::kSyscall;
-    s.title = std::string(*name);
-    const std::string id = Identifier(*name);
-    if (id.empty()) return false;
+    s.title = std::string(name);
+    const std::string id = Identifier(name);
+    if (id.empty()) return nullptr;
     if (entry) {
       s.name = "syscall_entry_" + id;
       const std::vector<Field>* arguments =
-          sources_.syscalls != nullptr ? sources_.syscalls->Arguments(*name) : nullptr;
+          sources_.syscalls != nullptr ? sources_.syscalls->Arguments(name) : nullptr;
       if (arguments != nullptr && arguments->size() <= kSyscallArguments) {
         call.arguments = *arguments;
-        s.described_by = fmt::format("tracefs syscalls/sys_enter_{}", *name);
+        s.described_by = fmt::format("tracefs syscalls/sys_enter_{}", name);
       } else {
         for (size_t i = 1; i <= kSyscallArguments; ++i) {
           call.arguments.push_back({fmt::format("arg{}", i), FieldType::kHex, 8});
@@ -318,29 +383,28 @@ bool Decoder::DecodeSyscall(const event::Event& e, ByteOrder order, Decoded& out
       s.fields = {{"ret", FieldType::kSigned, 8}};
     }
     call.schema = Intern(std::move(s)).id;
-    it = keyed_->syscalls.emplace(std::move(key), std::move(call)).first;
+    call.name = std::string(name);
+    it = keyed_->syscalls.emplace(key_, std::move(call)).first;
   }
-  const Keyed::Syscall& call = it->second;
-  const Schema& schema = catalog_.at(call.schema);
-  values_.assign(schema.fields.size(), Value{});
-  values_[0] = Value{true, e.generic_word, 0, {}};
-  for (size_t i = 0; i < call.arguments.size(); ++i) {
-    const Field& f = call.arguments[i];
-    uint64_t v = Load64(e.buffer.data() + i * 8, order);
-    if (f.size < 8) {
-      const unsigned shift = 64 - f.size * 8u;
-      v = f.type == FieldType::kSigned
-              ? static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift)
-              : (v << shift) >> shift;
-    }
-    values_[i + 1] = Value{true, v, 0, {}};
-  }
-  out = {&schema, values_};
-  return true;
+  return &it->second;
 }
 
 Decoder::Decoded Decoder::Decode(const event::Event& recorded, ByteOrder order,
                                  event::Layout trace_layout) {
+  want_values_ = true;
+  return Run(recorded, order, trace_layout);
+}
+
+const Schema& Decoder::Identify(const event::Event& recorded, ByteOrder order,
+                                event::Layout trace_layout) {
+  want_values_ = false;
+  const Decoded decoded = Run(recorded, order, trace_layout);
+  want_values_ = true;
+  return *decoded.schema;
+}
+
+Decoder::Decoded Decoder::Run(const event::Event& recorded, ByteOrder order,
+                              event::Layout trace_layout) {
   const event::Event* e = &recorded;
   // Templates see B events in the 32-bit layout and 00B events of 32-bit logs in the 64-bit one
   // (seed 002 part C), as trcrpt shows them; so do the fields derived from them.

@@ -35,12 +35,18 @@ class DecodeTest : public ::testing::Test {
     sources.tracepoints = &tracepoints_;
     sources.syscalls = syscalls_.get();
     decoder_ = std::make_unique<Decoder>(sources);
+    // Identify, on a decoder of its own, names every event as Decode does.
+    Decoder identifier(sources);
     auto reader = event::LogReader::FromBytes(log.bytes(), "test", {.reformat = false});
     EXPECT_TRUE(reader) << reader.error().message;
     std::vector<std::string> out;
     event::Event e;
     while (reader->Next(e) == event::ReadStatus::kEvent) {
-      out.push_back(Render(decoder_->Decode(e, reader->byte_order(), reader->layout())));
+      const auto decoded = decoder_->Decode(e, reader->byte_order(), reader->layout());
+      out.push_back(Render(decoded));
+      const Schema& identified = identifier.Identify(e, reader->byte_order(), reader->layout());
+      EXPECT_EQ(identified.name, decoded.schema->name);
+      EXPECT_EQ(identified.id, decoded.schema->id);
     }
     return out;
   }

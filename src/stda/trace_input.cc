@@ -55,8 +55,7 @@ uint64_t ToRealtimeNs(int64_t day, int64_t hundredths, int64_t utc_offset) {
          static_cast<uint64_t>(hundredths % 100) * 10'000'000ULL;
 }
 
-Result<std::vector<uint8_t>> ReadHead(int fd, size_t limit, const std::string& path,
-                                      bool& larger) {
+Result<std::vector<uint8_t>> ReadHead(int fd, size_t limit, const std::string& path, bool& larger) {
   std::vector<uint8_t> bytes(limit + 1);
   size_t got = 0;
   while (got < bytes.size()) {
@@ -167,56 +166,65 @@ SaveFileLog SaveFileAsLog(std::span<const uint8_t> file) {
   return out;
 }
 
+Result<std::optional<SaveFileLogOf>> ReadSaveFileLog(const std::string& path) {
+  if (path == "-") return std::optional<SaveFileLogOf>();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::optional<SaveFileLogOf>();  // the log reader names the problem
+  // Peek: a save file is small (at most kMaxSaveFileBytes); a log is left to LogReader.
+  uint8_t head[kSaveHeaderSize + sizeof kSignature];
+  ssize_t got = 0;
+  do {
+    got = ::pread(fd, head, sizeof head, 0);
+  } while (got < 0 && errno == EINTR);
+  if (got != static_cast<ssize_t>(sizeof head) || !IsSaveFile(head)) {
+    ::close(fd);
+    return std::optional<SaveFileLogOf>();
+  }
+  bool larger = false;
+  auto bytes = ReadHead(fd, kMaxSaveFileBytes, path, larger);
+  ::close(fd);
+  if (!bytes) return bytes.error();
+  SaveFileLog log = SaveFileAsLog(*bytes);
+  SaveFileLogOf out;
+  out.bytes = std::move(log.bytes);
+  if (larger) {
+    out.problems.push_back(fmt::format(
+        "{}: offset {:#x}: a save file holds at most {} bytes (a 64 KiB STDA); the rest is "
+        "not read",
+        path, kMaxSaveFileBytes, kMaxSaveFileBytes));
+  }
+  for (const Problem& p : log.problems) {
+    out.problems.push_back(fmt::format("{}: offset {:#x}: {}", path, p.offset, p.message));
+  }
+  return std::optional<SaveFileLogOf>(std::move(out));
+}
+
 Result<TraceInput> OpenTraceInput(const std::string& path, event::ReaderOptions options) {
-  if (path != "-") {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      // Peek: a save file is small (at most kMaxSaveFileBytes); a log is left to LogReader.
-      uint8_t head[kSaveHeaderSize + sizeof kSignature];
-      ssize_t got = 0;
-      do {
-        got = ::pread(fd, head, sizeof head, 0);
-      } while (got < 0 && errno == EINTR);
-      if (got == static_cast<ssize_t>(sizeof head) && IsSaveFile(head)) {
-        bool larger = false;
-        auto bytes = ReadHead(fd, kMaxSaveFileBytes, path, larger);
-        ::close(fd);
-        if (!bytes) return bytes.error();
-        SaveFileLog log = SaveFileAsLog(*bytes);
-        TraceInput input{.reader = event::LogReader::FromOwnedBytes(std::move(log.bytes), path,
-                                                                     options)
-                                       .value(),
-                         .clock = {},
-                         .save_file = true,
-                         .problems = {}};
-        if (larger) {
-          input.problems.push_back(fmt::format(
-              "{}: offset {:#x}: a save file holds at most {} bytes (a 64 KiB STDA); the rest is "
-              "not read",
-              path, kMaxSaveFileBytes, kMaxSaveFileBytes));
-        }
-        for (const Problem& p : log.problems) {
-          input.problems.push_back(fmt::format("{}: offset {:#x}: {}", path, p.offset, p.message));
-        }
-        input.clock.conversion = event::TimeConversion{};
-        input.clock.anchor = event::WallClockAnchor::kPrecise;
-        return input;
-      }
-      ::close(fd);
-    }
+  auto save = ReadSaveFileLog(path);
+  if (!save) return save.error();
+  if (*save) {
+    TraceInput input{
+        .reader =
+            event::LogReader::FromOwnedBytes(std::move((*save)->bytes), path, options).value(),
+        .clock = {},
+        .save_file = true,
+        .problems = std::move((*save)->problems)};
+    input.clock.conversion = event::TimeConversion{};
+    input.clock.anchor = event::WallClockAnchor::kPrecise;
+    return input;
   }
   auto reader = event::LogReader::Open(path, options);
   if (!reader) {
     Error error = reader.error();
     if (error.message.find("not a trace log") != std::string::npos) {
-      error.message += fmt::format(
-          "; nor a TRACEFMT save file (no {} at offset {:#x})",
-          std::string_view(kSignature, sizeof kSignature), kSaveHeaderSize);
+      error.message +=
+          fmt::format("; nor a TRACEFMT save file (no {} at offset {:#x})",
+                      std::string_view(kSignature, sizeof kSignature), kSaveHeaderSize);
     }
     return error;
   }
-  TraceInput input{.reader = std::move(reader).value(), .clock = {}, .save_file = false,
-                   .problems = {}};
+  TraceInput input{
+      .reader = std::move(reader).value(), .clock = {}, .save_file = false, .problems = {}};
   input.clock = event::ScanLogClockOf(path);
   return input;
 }

@@ -1,9 +1,10 @@
-// What trcrpt, `rastrace export` and `rastrace merge` read: a rastrace trace log, or a TRACEFMT save
-// file (an STDA snapshot, docs/os2-formats.md) turned into the log of tracepoint hits it holds, so
-// one report or export interleaves OS/2 records with AIX hooks and POSIX events in time.
+// What trcrpt, `rastrace export` and `rastrace merge` read: a rastrace trace log, or a TRACEFMT
+// save file (an STDA snapshot, docs/os2-formats.md) turned into the log of tracepoint hits it
+// holds, so one report or export interleaves OS/2 records with AIX hooks and POSIX events in time.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,10 +21,10 @@ bool IsSaveFile(std::span<const uint8_t> head);
 
 // The log a save file's records make (docs/os2-formats.md, "A save file as a trace log"): a 64-bit
 // little-endian rastrace log whose ticks are CLOCK_REALTIME nanoseconds, an 00A/0x10B wall clock
-// saying so, and one generic 00C event per record, oldest first: subhook = minor, data word = major | flags << 16
-// | pid << 32, buffer = the record's data, thread id = the pid, timestamp = the record's local time
-// on the day the save file gives, as CLOCK_REALTIME nanoseconds (records without a timestamp have
-// none). Problems of the save file keep their file offsets.
+// saying so, and one generic 00C event per record, oldest first: subhook = minor, data word = major
+// | flags << 16 | pid << 32, buffer = the record's data, thread id = the pid, timestamp = the
+// record's local time on the day the save file gives, as CLOCK_REALTIME nanoseconds (records
+// without a timestamp have none). Problems of the save file keep their file offsets.
 struct SaveFileLog {
   std::vector<uint8_t> bytes;
   std::vector<Problem> problems;
@@ -40,6 +41,15 @@ std::vector<uint64_t> RecordTimes(const StdaContents& contents, const DateTime& 
 
 // Largest file read as a save file: the header and a 64 KiB STDA.
 inline constexpr size_t kMaxSaveFileBytes = kSaveHeaderSize + kMaxStdaSize;
+
+// A save file's log (the bytes SaveFileAsLog makes) and its problems as "FILE: offset 0x..: ...".
+struct SaveFileLogOf {
+  std::vector<uint8_t> bytes;
+  std::vector<std::string> problems;
+};
+// The log of `path` when it is a save file; nullopt for anything else (a log, standard input, a
+// file that cannot be opened: the log reader names those). Fails when a save file cannot be read.
+Result<std::optional<SaveFileLogOf>> ReadSaveFileLog(const std::string& path);
 
 struct TraceInput {
   event::LogReader reader;

@@ -28,6 +28,7 @@ struct SqlOptions {
   bool force = false;
   std::string templates;
   bool no_text = false;
+  std::string tracefs;
   std::vector<std::string> names;
 };
 
@@ -77,8 +78,9 @@ int RunSql(const SqlOptions& options) {
     return 2;
   }
 
-  const query::LoadInputs inputs =
+  query::LoadInputs inputs =
       query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
+  if (!options.tracefs.empty()) inputs.tracefs_events = options.tracefs;
   std::vector<std::string> diagnostics;
   auto trace = query::TraceDatabase::Open(inputs, diagnostics);
   for (const auto& d : diagnostics) Say(d);
@@ -145,9 +147,13 @@ const CommandRegistration kSql{Command{
       sub.add_option("--save", options->save, "Write every table into a new SQLite database file");
       sub.add_flag("--force", options->force, "Replace an existing --save file");
       sub.add_option("-t,--templates", options->templates,
-                     "Template file for the text and schema columns (default: the installed "
-                     "trcfmt)");
-      sub.add_flag("--no-text", options->no_text, "No template text (text and schema are NULL)");
+                     "What describes the events: a template file, a directory of TFF format "
+                     "files, or a ':'-separated list (default: the installed trcfmt and the "
+                     "format files of the current directory)");
+      sub.add_flag("--no-text", options->no_text, "No template text (the text column is NULL)");
+      sub.add_option("--tracefs", options->tracefs,
+                     "tracefs events directory for system call argument names (default: the "
+                     "running kernel's)");
       sub.add_option("-n,--name", options->names,
                      "Name of each log's source, in the order of the logs (default: its path)");
       return [options] { return RunSql(*options); };
