@@ -6,7 +6,9 @@
 #   EVENTS=N (default 10000000) events in the log; RUNS=N (default 3) runs of each step, the
 #   fastest and the median printed; LOG=PATH reuses a log made before by
 #   `BUILD_DIR/bench/query_benchmark --make-log=PATH --events=N` (make it outside the measured run);
-#   SAVE=1 also times --save (SQLite's inserts: slow).
+#   SAVE=1 also times --save (SQLite's inserts: slow); BASE=DIR also times each sql step with the
+#   rastrace of DIR (DIR/bin/rastrace: a build of the commit before a change, for before/after
+#   figures of one run; its lines are marked "before").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -15,6 +17,8 @@ runs=${RUNS:-3}
 rastrace=$build/bin/rastrace
 trcrpt=$build/bin/trcrpt
 generator=$build/bench/query_benchmark
+base=${BASE:-}
+[ -z "$base" ] || [ -x "$base/bin/rastrace" ] || { echo "missing $base/bin/rastrace" >&2; exit 1; }
 for tool in "$rastrace" "$trcrpt" "$generator"; do
   [ -x "$tool" ] || { echo "missing $tool: build with -DRASTRACE_BENCH=ON first" >&2; exit 1; }
 done
@@ -55,17 +59,24 @@ measure() {
 }
 
 longest="SELECT name, dur, tid FROM syscalls ORDER BY dur DESC LIMIT 10"
-measure "sql: count(*) FROM events (--no-text)" \
-  "$rastrace" sql --no-text "$log" -q "SELECT count(*) FROM events"
-measure "sql: events by schema (templates)" \
-  "$rastrace" sql -t templates/trcfmt "$log" -q "SELECT schema, count(*) FROM events GROUP BY 1"
-measure "sql: ten longest syscalls" \
-  "$rastrace" sql --no-text "$log" -q "$longest"
-measure "sql: every table but text" \
-  "$rastrace" sql -t templates/trcfmt "$log" -q "SELECT (SELECT count(*) FROM events),
+every="SELECT (SELECT count(*) FROM events),
     (SELECT count(*) FROM syscalls), (SELECT count(*) FROM sched), (SELECT count(*) FROM slices),
     (SELECT count(*) FROM processes), (SELECT count(*) FROM threads),
     (SELECT count(*) FROM losses), (SELECT count(*) FROM tracepoint_hits)"
+# sql_steps LABEL_SUFFIX RASTRACE: the sql steps with that rastrace.
+sql_steps() {
+  local suffix=$1 tool=$2
+  measure "sql: every table but text$suffix" \
+    "$tool" sql -t templates/trcfmt "$log" -q "$every"
+  measure "sql: count(*) FROM events (--no-text)$suffix" \
+    "$tool" sql --no-text "$log" -q "SELECT count(*) FROM events"
+  measure "sql: events by schema (templates)$suffix" \
+    "$tool" sql -t templates/trcfmt "$log" -q "SELECT schema, count(*) FROM events GROUP BY 1"
+  measure "sql: ten longest syscalls$suffix" \
+    "$tool" sql --no-text "$log" -q "$longest"
+}
+[ -z "$base" ] || sql_steps " (before)" "$base/bin/rastrace"
+sql_steps "" "$rastrace"
 if [ "${SAVE:-0}" = 1 ]; then
   measure "sql: --save DB (every table but text)" \
     sh -c "rm -f '$work/saved.db' && '$rastrace' sql --no-text '$log' --save '$work/saved.db'"

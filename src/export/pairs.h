@@ -77,6 +77,8 @@ class PairTable {
   };
   // The role of `e` (of schema `s`, with `values`) in a pair, if it has one. The first matching
   // rule wins; an event matching a rule's begin and end (same hook) begins.
+  // Whether a rule names hook `hook_id` (Find without a schema finds nothing for other hooks).
+  bool HasRulesFor(uint16_t hook_id) const { return hooks_with_rules_[hook_id]; }
   std::optional<Role> Find(const event::Event& e, const schema::Schema* s = nullptr,
                            std::span<const schema::Value> values = {}) const;
 
@@ -88,7 +90,7 @@ class PairTable {
 
   std::vector<PairRule> rules_;
   std::vector<bool> hooks_with_rules_ = std::vector<bool>(65536, false);  // fast rejection
-  bool schema_rules_ = false;  // some rule matches by schema name
+  bool schema_rules_ = false;                    // some rule matches by schema name
   mutable std::vector<int8_t> schema_has_rule_;  // by schema id: -1 not looked at yet, 0, 1
 };
 

@@ -37,6 +37,7 @@ struct Times {
 struct ProcessRecord {
   size_t source = 0;
   uint64_t pid = 0;
+  size_t main_thread = SIZE_MAX;  // the record of its main thread (tid = pid), when seen
   std::optional<uint64_t> ppid;
   std::string exec;
   bool main_exited = false;
@@ -48,6 +49,10 @@ struct ThreadRecord {
   uint64_t tid = 0;
   std::optional<uint64_t> pid;
   std::optional<size_t> process;  // index of the process record it belongs to
+  // The process record its events' pid was last found in, valid while processes_generation_ is
+  // this: a thread's events find their process without a lookup.
+  size_t cached_process = SIZE_MAX;
+  uint64_t cached_generation = 0;
   std::string name;
   std::optional<uint64_t> fork_parent_pid;
   bool exited = false;
@@ -65,7 +70,12 @@ class ProcessFiller : public Filler {
 
   Result<void> Add(const LoadedEvent& row) override {
     const event::Event& e = *row.event;
-    if (const auto decoded = event::DecodeProcessEvent(e, row.item->byte_order)) {
+    // Only these hooks say anything about processes (DecodeProcessEvent's and EXIT).
+    const bool process_hook = e.hook_id == event::kHookUtil || e.hook_id == event::kHookExec ||
+                              e.hook_id == event::kHookFork || e.hook_id == event::kHookExit;
+    if (!process_hook) {
+      // Nothing to learn: only the thread's times.
+    } else if (const auto decoded = event::DecodeProcessEvent(e, row.item->byte_order)) {
       Learn(row, *decoded);
     } else if (e.hook_id == event::kHookExit && !e.generic && e.word_count >= 1) {
       Exit(row, e.words[0]);
@@ -76,9 +86,22 @@ class ProcessFiller : public Filler {
     if (row.pid) {
       thread->pid = row.pid;
       const size_t thread_index = current_thread_index_;
-      if (ProcessRecord* process = Process(row.source, *row.pid)) {
+      ProcessRecord* process = nullptr;
+      if (thread->cached_generation == processes_generation_ &&
+          thread->cached_process < processes_.size() &&
+          processes_[thread->cached_process].pid == *row.pid) {
+        process = &processes_[thread->cached_process];
+        current_process_index_ = thread->cached_process;
+      } else {
+        process = Process(row.source, *row.pid);
+        if (process != nullptr) {
+          thread->cached_process = current_process_index_;
+          thread->cached_generation = processes_generation_;
+        }
+      }
+      if (process != nullptr) {
         thread->process = current_process_index_;
-        if (e.thread_id == *row.pid) main_thread_[current_process_index_] = thread_index;
+        if (e.thread_id == *row.pid) process->main_thread = thread_index;
         process->times.Saw(row.ts);
       }
     }
@@ -92,8 +115,8 @@ class ProcessFiller : public Filler {
       std::optional<int64_t> start;
       std::string_view name = BaseName(p.exec);
       // The process's main thread (tid = pid) knows its FORK and its name.
-      if (const auto main = main_thread_.find(i); main != main_thread_.end()) {
-        const ThreadRecord& t = threads_[main->second];
+      if (p.main_thread != SIZE_MAX) {
+        const ThreadRecord& t = threads_[p.main_thread];
         start = t.times.start;
         if (!ppid) ppid = t.fork_parent_pid;
         if (name.empty()) name = t.name;
@@ -151,7 +174,9 @@ class ProcessFiller : public Filler {
           thread->pid = decoded.pid;
           if (process != nullptr) {
             thread->process = process_index;
-            if (decoded.tid == decoded.pid) main_thread_[process_index] = current_thread_index_;
+            if (decoded.tid == decoded.pid) {
+              processes_[process_index].main_thread = current_thread_index_;
+            }
           }
         }
         return;
@@ -181,6 +206,7 @@ class ProcessFiller : public Filler {
         if (const auto it = process_index_.find({row.source, decoded.pid});
             it != process_index_.end() && processes_[it->second].main_exited) {
           process_index_.erase(it);
+          ++processes_generation_;
         }
         return;
       }
@@ -228,6 +254,7 @@ class ProcessFiller : public Filler {
       if (processes_.size() >= kMaxThreads) return nullptr;
       it = process_index_.emplace(Key{source, pid}, processes_.size()).first;
       processes_.push_back(ProcessRecord{.source = source, .pid = pid});
+      ++processes_generation_;
     }
     current_process_index_ = it->second;
     return &processes_[it->second];
@@ -239,7 +266,8 @@ class ProcessFiller : public Filler {
   std::vector<ThreadRecord> threads_;
   std::unordered_map<Key, size_t, KeyHash> process_index_;
   std::unordered_map<Key, size_t, KeyHash> thread_index_;
-  std::unordered_map<size_t, size_t> main_thread_;  // process record -> its main thread's
+  // Changes whenever process_index_ does (a thread's cached process may then be stale).
+  uint64_t processes_generation_ = 1;
   size_t current_thread_index_ = 0;
   size_t current_process_index_ = 0;
   bool last_thread_ = false;

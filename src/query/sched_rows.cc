@@ -41,6 +41,10 @@ class SchedFiller : public Filler {
  public:
   explicit SchedFiller(RecordTable& rows) : rows_(rows) {}
 
+  bool Wants(uint16_t hook_id) const override {
+    return hook_id == event::kHookDispatch || hook_id == event::kHookIdle;
+  }
+
   Result<void> Add(const LoadedEvent& row) override {
     const event::Event& e = *row.event;
     if (e.generic) return Ok();

@@ -81,6 +81,10 @@ class SliceFiller : public Filler {
     return End(track, role->rule, role->key, row, rule.name);
   }
 
+  bool Wants(uint16_t hook_id) const override {
+    return hook_id == event::kHookDynamicTracepoint || pairs_.HasRulesFor(hook_id);
+  }
+
   Result<void> Finish(int64_t) override {
     // Slices still open, oldest first.
     std::vector<std::pair<const Track*, size_t>> open;
@@ -97,17 +101,15 @@ class SliceFiller : public Filler {
       }
     }
     open_.clear();
+    last_stack_ = nullptr;
     return rows_.Finish();
   }
 
  private:
   Result<void> Begin(const Track& track, Open slice) {
-    auto it = open_.find(track);
-    if (it == open_.end()) {
-      if (open_.size() >= kMaxThreads) return Ok();
-      it = open_.emplace(track, std::vector<Open>()).first;
-    }
-    auto& stack = it->second;
+    std::vector<Open>* found = Stack(track, true);
+    if (found == nullptr) return Ok();  // past kMaxThreads
+    auto& stack = *found;
     if (stack.size() >= kMaxDepth) {
       if (auto done = Write(track, stack.front(), 0, nullptr, "nested too deep"); !done) {
         return done;
@@ -120,10 +122,10 @@ class SliceFiller : public Filler {
 
   Result<void> End(const Track& track, size_t rule, uint64_t key, const LoadedEvent& row,
                    std::string_view name) {
-    const auto it = open_.find(track);
+    std::vector<Open>* found = Stack(track, false);
     size_t match = 0;
-    if (it != open_.end()) {
-      auto& stack = it->second;
+    if (found != nullptr) {
+      auto& stack = *found;
       match = stack.size();
       while (match > 0 && !(stack[match - 1].rule == rule && stack[match - 1].key == key)) --match;
     }
@@ -132,7 +134,7 @@ class SliceFiller : public Filler {
       Open end{rule, key, row.ts, row.id, std::string(name), track.global ? std::nullopt : row.pid};
       return Write(track, end, 0, &row, "begin not in the trace", true);
     }
-    auto& stack = it->second;
+    auto& stack = *found;
     // Slices opened above the one this event closes never saw their end (events lost).
     while (stack.size() > match) {
       if (auto done = Write(track, stack.back(), stack.size() - 1, nullptr, "end not in the trace");
@@ -194,6 +196,20 @@ class SliceFiller : public Filler {
     return r.EndRow();
   }
 
+  // The open slices of `track`, made when `make` and there is room; null otherwise. Events come
+  // in runs of one thread, so the last track found is tried first.
+  std::vector<Open>* Stack(const Track& track, bool make) {
+    if (last_stack_ != nullptr && last_track_ == track) return last_stack_;
+    auto it = open_.find(track);
+    if (it == open_.end()) {
+      if (!make || open_.size() >= kMaxThreads) return nullptr;
+      it = open_.emplace(track, std::vector<Open>()).first;
+    }
+    last_track_ = track;
+    last_stack_ = &it->second;  // a node's value: stays put until open_ is cleared
+    return last_stack_;
+  }
+
   uint64_t ProcedureKey(std::string_view name) {
     const auto it = procedure_keys_.find(name);
     if (it != procedure_keys_.end()) return it->second;
@@ -205,6 +221,8 @@ class SliceFiller : public Filler {
   RecordTable& rows_;
   exporter::PairTable pairs_;
   std::unordered_map<Track, std::vector<Open>, TrackHash> open_;
+  Track last_track_;
+  std::vector<Open>* last_stack_ = nullptr;
   std::map<std::string, uint64_t, std::less<>> procedure_keys_;
 };
 

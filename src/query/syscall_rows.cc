@@ -34,6 +34,7 @@ struct KeyHash {
 };
 
 struct Call {
+  bool open = false;
   int64_t ts = 0;
   int64_t event = 0;
   std::optional<uint64_t> pid;
@@ -53,16 +54,23 @@ class SyscallFiller : public Filler {
     return Ok();
   }
 
+  bool Wants(uint16_t hook_id) const override {
+    return hook_id == event::kHookSystemCall || hook_id == event::kHookSyscallReturn;
+  }
+
   Result<void> Finish(int64_t) override {
     // Calls still open at the end, in the order they began.
     std::vector<std::pair<Key, const Call*>> open;
-    for (const auto& [key, call] : open_) open.emplace_back(key, &call);
+    for (const auto& [key, slot] : slots_) {
+      if (calls_[slot].open) open.emplace_back(key, &calls_[slot]);
+    }
     std::sort(open.begin(), open.end(),
               [](const auto& a, const auto& b) { return a.second->event < b.second->event; });
     for (const auto& [key, call] : open) {
       if (auto done = Write(key, call, nullptr); !done) return done;
     }
-    open_.clear();
+    slots_.clear();
+    calls_.clear();
     return rows_.Finish();
   }
 
@@ -77,6 +85,7 @@ class SyscallFiller : public Filler {
     const event::Event& e = *row.event;
     const Key key{row.source, e.thread_id};
     Call call;
+    call.open = true;
     call.ts = row.ts;
     call.event = row.id;
     call.pid = row.pid;
@@ -86,21 +95,49 @@ class SyscallFiller : public Filler {
       for (size_t i = 0; i < kArguments && (i + 1) * 8 <= e.buffer.size(); ++i) {
         call.args[i] = Load64(e.buffer.data() + i * 8, order);
       }
-      if (const auto name = event::ReadS2(e.buffer, kNameOffset, order)) call.name = Intern(*name);
+      if (const auto name = event::ReadS2(e.buffer, kNameOffset, order)) {
+        call.name = NameOfCall(e.generic_word, *name);
+      }
     } else {
       // AIX's own SVC hook: no name, the data words as they are.
       for (unsigned i = 0; i < e.word_count && i < kArguments; ++i) call.args[i] = e.words[i];
     }
-    auto it = open_.find(key);
-    if (it != open_.end()) {
+    Call* open = Slot(key, true);
+    if (open == nullptr) return Ok();  // past kMaxThreads
+    if (open->open) {
       // The thread entered a call while in one: the first one's return was lost (or it never
       // returns, like exit): it ends without a duration.
-      if (auto done = Write(key, &it->second, nullptr); !done) return done;
-      it->second = call;
-    } else if (open_.size() < kMaxThreads) {
-      open_.emplace(key, call);
+      if (auto done = Write(key, open, nullptr); !done) return done;
     }
+    *open = call;
     return Ok();
+  }
+
+  // The thread's slot (a call, open or not), made when `make` and there is room; null otherwise.
+  // Slots are kept when their call ends, so a call costs no allocation.
+  Call* Slot(const Key& key, bool make) {
+    if (last_slot_ != SIZE_MAX && last_key_ == key) return &calls_[last_slot_];
+    auto it = slots_.find(key);
+    if (it == slots_.end()) {
+      if (!make || slots_.size() >= kMaxThreads) return nullptr;
+      it = slots_.emplace(key, calls_.size()).first;
+      calls_.emplace_back();
+    }
+    last_key_ = key;
+    last_slot_ = it->second;
+    return &calls_[it->second];
+  }
+
+  // The interned name of call `nr` named `name`: most entries name the call their number named
+  // last time, which costs a comparison instead of a hash.
+  std::string_view NameOfCall(uint64_t nr, std::string_view name) {
+    if (nr < by_nr_.size() && by_nr_[nr] == name) return by_nr_[nr];
+    const std::string_view interned = Intern(name);
+    if (nr < kNamesByNr) {
+      if (by_nr_.size() <= nr) by_nr_.resize(nr + 1);
+      by_nr_[nr] = interned;
+    }
+    return interned;
   }
 
   Result<void> Return(const LoadedEvent& row) {
@@ -112,23 +149,23 @@ class SyscallFiller : public Filler {
     std::string_view name;
     if (e.generic) {
       exit.ret = static_cast<int64_t>(e.generic_word);
-      if (const auto text = event::ReadS2(e.buffer, 0, row.item->byte_order)) name = Intern(*text);
+      if (const auto text = event::ReadS2(e.buffer, 0, row.item->byte_order)) name = *text;
     } else if (e.word_count >= 1) {
       exit.ret = static_cast<int64_t>(e.words[0]);
     }
-    const auto it = open_.find(key);
-    if (it != open_.end() && (name.empty() || it->second.name.empty() || name == it->second.name)) {
-      auto done = Write(key, &it->second, &exit);
-      open_.erase(it);
-      return done;
+    Call* open = Slot(key, false);
+    if (open != nullptr && !open->open) open = nullptr;
+    if (open != nullptr && (name.empty() || open->name.empty() || name == open->name)) {
+      open->open = false;
+      return Write(key, open, &exit);
     }
-    if (it != open_.end()) {
+    if (open != nullptr) {
       // Another call's return: the open one's return was lost.
-      if (auto done = Write(key, &it->second, nullptr); !done) return done;
-      open_.erase(it);
+      open->open = false;
+      if (auto done = Write(key, open, nullptr); !done) return done;
     }
     Call unknown;
-    unknown.name = name;
+    unknown.name = name.empty() ? name : Intern(name);
     unknown.pid = row.pid;
     return Write(key, nullptr, &exit, &unknown);
   }
@@ -162,8 +199,15 @@ class SyscallFiller : public Filler {
     return *names_.emplace(name).first;
   }
 
+  // Names remembered by call number, below this number (a system has a few hundred calls).
+  static constexpr uint64_t kNamesByNr = 4096;
+
   RecordTable& rows_;
-  std::unordered_map<Key, Call, KeyHash> open_;
+  std::unordered_map<Key, size_t, KeyHash> slots_;  // thread -> its slot in calls_
+  std::vector<Call> calls_;
+  Key last_key_{};
+  size_t last_slot_ = SIZE_MAX;
+  std::vector<std::string_view> by_nr_;
   // Interned names: views into them stay valid (node-based set).
   struct NameHash {
     using is_transparent = void;

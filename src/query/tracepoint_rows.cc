@@ -50,6 +50,8 @@ class TracepointHitFiller : public Filler {
     return r.EndRow();
   }
 
+  bool Wants(uint16_t hook_id) const override { return hook_id == event::kHookDynamicTracepoint; }
+
   Result<void> Finish(int64_t) override { return rows_.Finish(); }
 
  private:
@@ -61,6 +63,8 @@ class TracepointHitFiller : public Filler {
 class LossFiller : public Filler {
  public:
   explicit LossFiller(RecordTable& rows) : rows_(rows) {}
+
+  bool Wants(uint16_t hook_id) const override { return hook_id == event::kHookLost; }
 
   Result<void> Add(const LoadedEvent& row) override {
     const event::Event& e = *row.event;
