@@ -97,3 +97,30 @@ function(rastrace_use_test_pch target)
                            -Wno-stringop-overread)
   endif()
 endfunction()
+
+# Unity ("jumbo") builds of the test binaries: each test binary's sources are compiled a few at a
+# time as one translation unit, so the inline functions and templates they share (GoogleTest's
+# assertions, fmt, the standard library, the parts' headers) are instantiated, instrumented and
+# optimised once per batch instead of once per file. Off by default, since editing one test file
+# then recompiles its whole batch; scripts/test.sh turns it on for its clean builds. A file that
+# cannot share a translation unit (helpers of the same name in an anonymous namespace) is listed
+# with rastrace_unity_exclude().
+option(RASTRACE_UNITY_TESTS "Compile the test binaries' sources in batches (unity build)" OFF)
+set(RASTRACE_UNITY_BATCH "8" CACHE STRING "Sources per unity translation unit")
+
+function(rastrace_use_unity target)
+  get_target_property(sources ${target} SOURCES)
+  list(LENGTH sources count)
+  # A binary of one source gains nothing.
+  if(RASTRACE_UNITY_TESTS AND count GREATER 1)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${RASTRACE_UNITY_BATCH})
+  endif()
+endfunction()
+
+# rastrace_unity_exclude(<source>...): sources compiled on their own in a unity build (paths
+# relative to the calling CMakeLists.txt), with the reason in a comment beside the call.
+function(rastrace_unity_exclude)
+  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+                              PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+endfunction()

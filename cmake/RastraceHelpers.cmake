@@ -7,6 +7,14 @@ function(rastrace_set_warnings)
                         -fno-sanitize-recover=undefined)
     add_link_options(-fsanitize=address,undefined)
   endif()
+  # The shipped shared libraries are linked with --no-undefined. gcc's sanitizers put their
+  # runtime in a shared library each instrumented library depends on; clang's is linked into the
+  # executable, which resolves the library's references when it loads it, so clang's sanitizer
+  # builds leave the check out.
+  set(RASTRACE_NO_UNDEFINED -Wl,--no-undefined PARENT_SCOPE)
+  if((RASTRACE_SANITIZE OR RASTRACE_TSAN) AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(RASTRACE_NO_UNDEFINED "" PARENT_SCOPE)
+  endif()
   if(RASTRACE_TSAN)
     add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
     add_link_options(-fsanitize=thread)
@@ -44,6 +52,7 @@ function(rastrace_test name)
     RASTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     RASTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}")
   rastrace_use_test_pch(${name})
+  rastrace_use_unity(${name})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
   include(GoogleTest)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST

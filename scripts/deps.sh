@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
           libfmt-dev libcli11-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
-          libzstd-dev libelf-dev libdw-dev zstd babeltrace2 python3 lld
+          libzstd-dev libelf-dev libdw-dev babeltrace2 python3 lld
           libbpf-dev bpftool libsqlite3-dev sqlite3)
 missing=()
 for p in "${packages[@]}"; do

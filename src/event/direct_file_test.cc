@@ -27,8 +27,6 @@ std::vector<uint8_t> FileBytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-constexpr size_t kChunk = DirectFileOptions{}.chunk_bytes;
-
 bool SupportsDirect(const std::string& dir) {
   struct statfs fs {};
   if (statfs(dir.c_str(), &fs) != 0 || fs.f_type == TMPFS_MAGIC) return false;
