@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "buffer/recover.h"
-#include "buffer/small_tmpfs.h"
+#include "common/small_tmpfs.h"
 #include "event/encode.h"
 #include "event/reader.h"
 #include "event/writer.h"

@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "event/decode.h"
 #include "event/direct_file.h"
 #include "event/encode.h"
 
@@ -17,6 +20,41 @@ namespace {
 
 constexpr size_t kBufferBytes = 256 * 1024;
 
+// Errors that mean the file system has no room (or no more for this file): the log is cut and
+// the loss counted, instead of the log just ending where the disk did.
+bool IsNoRoom(int err) {
+  return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO;
+}
+
+// How many traced events `hook_id` stands for: a 006 its count, the trace's own bookkeeping
+// (TRACE ON/OFF, header, wrap, 00A utility events) none, any other event one.
+uint64_t TracedEvents(uint16_t hook_id, const EventFields& fields) {
+  switch (hook_id) {
+    case kHookLost:
+      return fields.word_count >= 1 ? fields.words[0] : 0;
+    case kHookTraceOn:
+    case kHookTraceOff:
+    case kHookHeader:
+    case kHookLogWrapped:
+    case kHookUtil:
+      return 0;
+    default:
+      return 1;
+  }
+}
+
+// The 006 event that ends a cut log. Its size does not depend on the count.
+EventFields LostEvent(uint64_t count, uint64_t timestamp) {
+  EventFields fields;
+  fields.hook_id = kHookLost;
+  fields.word_count = 2;
+  fields.words[0] = count;
+  fields.words[1] = 0;  // no one thread: the writer's own loss
+  fields.timestamped = true;
+  fields.timestamp = timestamp;
+  return fields;
+}
+
 }  // namespace
 
 struct LogWriter::Impl {
@@ -24,26 +62,183 @@ struct LogWriter::Impl {
   WriterOptions options;
   int fd = -1;
   bool owns_fd = false;
+  bool regular = false;  // a regular file: a full one is cut (a device or a pipe cannot be)
   std::vector<uint8_t> buffer;
   std::unique_ptr<DirectFile> direct;  // set: every byte goes through it, `buffer` stays empty
   uint64_t bytes_written = 0;
   bool failed = false;  // a write failed: the file is incomplete, later writes are refused
   Error error;
 
+  // Where whole events end, for cutting a full log back to one. `stream_boundary`: the stream
+  // offset after the last append that ended an event; `safe_last`/`safe_prev`: the last two such
+  // offsets known to be in the file (noted after each complete write of the buffer).
+  uint64_t file_bytes = 0;  // bytes the file is known to hold (direct: as of the last Sync)
+  uint64_t stream_boundary = 0;
+  uint64_t safe_last = 0;
+  uint64_t safe_prev = 0;
+
+  // The cut (see LogWriter::cut).
+  bool cut = false;
+  bool cut_marked = false;  // the 006 is in the file, at cut_at
+  uint64_t cut_at = 0;      // where the log ends (before its 006)
+  uint64_t cut_timestamp = 0;
+  uint64_t not_written = 0;
+  int cut_errno = 0;
+  std::vector<uint8_t> cut_partial;  // the start of an event whose rest comes with the next call
+
+  void NoteWritten() {
+    if (stream_boundary <= file_bytes && stream_boundary != safe_last) {
+      safe_prev = safe_last;
+      safe_last = stream_boundary;
+    }
+  }
+
+  // Counts the traced events in `bytes` (after what is left of an earlier call), keeping the
+  // start of an event they stop inside for the next call.
+  void CountUnwritten(std::span<const uint8_t> bytes) {
+    cut_partial.insert(cut_partial.end(), bytes.begin(), bytes.end());
+    size_t at = 0;
+    Event event;
+    while (at < cut_partial.size()) {
+      DecodeResult decoded = DecodeEvent(std::span(cut_partial).subspan(at), options.layout,
+                                         options.byte_order, event);
+      if (decoded.status == DecodeStatus::kNeedMore) break;
+      if (decoded.status == DecodeStatus::kCorrupt || decoded.size == 0) {
+        at = cut_partial.size();  // cannot happen with the writer's own events; stop counting
+        break;
+      }
+      not_written += TracedEvents(event.hook_id, event);
+      at += decoded.size;
+    }
+    cut_partial.erase(cut_partial.begin(), cut_partial.begin() + static_cast<ptrdiff_t>(at));
+  }
+
+  std::string CutMessage() const {
+    std::string reason = std::strerror(cut_errno);
+    if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(reason[0]));
+    const uint64_t size = cut_at + (cut_marked ? LostEventBytes() : 0);
+    if (cut_marked) {
+      return fmt::format("{}: {} after {} bytes; {} events not written", path, reason, size,
+                         not_written);
+    }
+    return fmt::format(
+        "{}: {} after {} bytes; {} events not written (no room left in the log for their 006 "
+        "count)",
+        path, reason, size, not_written);
+  }
+
+  size_t LostEventBytes() const { return EncodedSize(LostEvent(0, 0), options.layout); }
+
+  Result<void> WriteLostEvent() {
+    std::vector<uint8_t> bytes;
+    if (!Encode(LostEvent(not_written, cut_timestamp), options.layout, options.byte_order, bytes)) {
+      return MakeError("{}: cannot encode the 006 event", path);
+    }
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t wrote =
+          ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(cut_at + done));
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) return MakeError("{}: write error: {}", path, std::strerror(errno));
+      done += static_cast<size_t>(wrote);
+    }
+    return Ok();
+  }
+
+  // The file holds the stream's first `intact` bytes, and `known` (at most `intact`) is where an
+  // event starts; `tail` is the rest of the stream, not written. Cuts the file back to the last
+  // whole event that leaves room for the 006 within the bytes the file already has (so writing
+  // it needs no new space), writes the 006 there, and counts everything after the cut.
+  Result<void> Cut(int err, uint64_t known, uint64_t intact, std::span<const uint8_t> tail) {
+    cut = true;
+    failed = true;
+    cut_errno = err;
+    known = std::min(known, intact);
+    std::vector<uint8_t> region(intact - known);
+    size_t have = 0;
+    // The log is open write-only: the same file (not whatever now has its name) is opened again
+    // to read it back.
+    const int reread = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDONLY | O_CLOEXEC);
+    while (reread >= 0 && have < region.size()) {
+      const ssize_t got = ::pread(reread, region.data() + have, region.size() - have,
+                                  static_cast<off_t>(known + have));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      have += static_cast<size_t>(got);
+    }
+    if (reread >= 0) ::close(reread);
+    region.resize(have);
+    intact = known + have;
+    const uint64_t room = LostEventBytes();
+    // Whole events in the file from `known`: the cut is at the last one whose end leaves room.
+    uint64_t best = known;
+    uint64_t best_timestamp = 0;
+    uint64_t last_whole = known;
+    uint64_t timestamp = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> counts;  // (event start, traced events)
+    size_t at = 0;
+    Event event;
+    while (at < region.size()) {
+      DecodeResult decoded =
+          DecodeEvent(std::span(region).subspan(at), options.layout, options.byte_order, event);
+      if (decoded.status != DecodeStatus::kOk || decoded.size == 0) break;
+      counts.emplace_back(known + at, TracedEvents(event.hook_id, event));
+      at += decoded.size;
+      if (event.timestamped) timestamp = event.timestamp;
+      last_whole = known + at;
+      if (last_whole + room <= intact) {
+        best = last_whole;
+        best_timestamp = timestamp;
+      }
+    }
+    cut_marked = best + room <= intact;
+    cut_at = cut_marked ? best : last_whole;
+    cut_timestamp = best_timestamp;
+    for (const auto& [start, traced] : counts) {
+      if (start >= cut_at) not_written += traced;
+    }
+    // What the file holds past its whole events, then what never reached it.
+    CountUnwritten(std::span(region).subspan(static_cast<size_t>(last_whole - known)));
+    CountUnwritten(tail);
+    if (cut_marked) {
+      if (auto wrote = WriteLostEvent(); !wrote) cut_marked = false;
+    }
+    if (::ftruncate(fd, static_cast<off_t>(cut_at + (cut_marked ? room : 0))) != 0) {
+      cut_marked = false;
+    }
+    file_bytes = cut_at;
+    error = Error{CutMessage()};
+    return error;
+  }
+
+  // The safe boundary to cut from: the last one if it leaves room for the 006 before `intact`.
+  uint64_t KnownBoundary(uint64_t intact) const {
+    return safe_last + LostEventBytes() <= intact ? safe_last : safe_prev;
+  }
+
   ~Impl() {
     // Errors here have nowhere to go; callers that care call Close() first.
     (void)Close();
   }
 
-  Result<void> WriteAll(std::span<const uint8_t> bytes) {
+  // Writes `bytes`, then `more` (the stream's bytes after them, not yet in the file).
+  Result<void> WriteAll(std::span<const uint8_t> bytes, std::span<const uint8_t> more = {}) {
     while (!bytes.empty()) {
       ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
       if (wrote < 0) {
         if (errno == EINTR) continue;
-        return Fail(MakeError("{}: write error: {}", path, std::strerror(errno)));
+        const int err = errno;
+        if (IsNoRoom(err) && regular) {
+          std::vector<uint8_t> tail(bytes.begin(), bytes.end());
+          tail.insert(tail.end(), more.begin(), more.end());
+          return Cut(err, KnownBoundary(file_bytes), file_bytes, tail);
+        }
+        return Fail(MakeError("{}: write error: {}", path, std::strerror(err)));
       }
       bytes = bytes.subspan(static_cast<size_t>(wrote));
+      file_bytes += static_cast<uint64_t>(wrote);
     }
+    NoteWritten();
     return Ok();
   }
 
@@ -68,31 +263,62 @@ struct LogWriter::Impl {
         if (!appended) return Fail(appended.error());
       }
       auto synced = direct->Sync();
-      return synced ? synced : Fail(synced.error());
+      if (!synced) return Fail(synced.error());
+      file_bytes = bytes_written;
+      NoteWritten();
+      return synced;
     }
     auto result = WriteAll(buffer);
     buffer.clear();
     return result;
   }
 
-  Result<void> Append(std::span<const uint8_t> bytes) {
+  // Appends `bytes`; `ends_an_event`: they end where an event ends.
+  Result<void> Append(std::span<const uint8_t> bytes, bool ends_an_event = true) {
+    if (cut) {
+      CountUnwritten(bytes);
+      return error;
+    }
     if (auto usable = Usable(); !usable) return usable;
     if (direct) {
       bytes_written += bytes.size();
+      if (ends_an_event) stream_boundary = bytes_written;
       auto appended = direct->Append(bytes);
       return appended ? appended : Fail(appended.error());
     }
     if (buffer.size() + bytes.size() > kBufferBytes) {
-      if (auto flushed = Flush(); !flushed) return flushed;
+      if (auto flushed = Flush(); !flushed) {
+        if (cut) CountUnwritten(bytes);
+        return flushed;
+      }
     }
     bytes_written += bytes.size();
-    if (bytes.size() >= kBufferBytes) return WriteAll(bytes);
+    const uint64_t boundary_before = stream_boundary;
+    if (ends_an_event) stream_boundary = bytes_written;
+    if (bytes.size() >= kBufferBytes) {
+      // Written straight from the caller's bytes: the boundary counts once they are all in.
+      const uint64_t boundary = stream_boundary;
+      stream_boundary = boundary_before;
+      auto wrote = WriteAll(bytes);
+      if (wrote) {
+        stream_boundary = boundary;
+        NoteWritten();
+      }
+      return wrote;
+    }
     buffer.insert(buffer.end(), bytes.begin(), bytes.end());
     return Ok();
   }
 
   Result<void> Close() {
     if (fd < 0) return Ok();
+    if (cut) {
+      // The count is final now: the 006 (same size whatever the count) is rewritten in place.
+      if (cut_marked) {
+        if (auto wrote = WriteLostEvent(); !wrote) cut_marked = false;
+      }
+      error = Error{CutMessage()};
+    }
     Result<void> result = failed ? Result<void>(error) : Flush();
     if (direct) {
       auto closed = direct->Close();
@@ -151,6 +377,8 @@ Result<LogWriter> LogWriter::Create(const std::string& path, WriterOptions optio
                        err == EEXIST ? " (refusing to overwrite an existing file)" : "");
     }
     impl->owns_fd = true;
+    struct stat st {};
+    impl->regular = ::fstat(impl->fd, &st) == 0 && S_ISREG(st.st_mode);
     if (options.direct_io) {
       // Not possible here (tmpfs, or a file system without O_DIRECT): write normally.
       if (auto direct = DirectFile::Open(impl->fd, path)) impl->direct = std::move(*direct);
@@ -160,19 +388,28 @@ Result<LogWriter> LogWriter::Create(const std::string& path, WriterOptions optio
   std::vector<uint8_t> magic;
   EncodeMagic(options.layout, options.byte_order, magic);
   if (auto appended = impl->Append(magic); !appended) return appended.error();
+  // Where the first event starts: the one boundary known before anything is written.
+  impl->safe_last = impl->safe_prev = impl->stream_boundary;
   return LogWriter(std::move(impl));
 }
 
-Result<void> LogWriter::WriteEncoded(std::span<const uint8_t> bytes) {
-  return impl_->Append(bytes);
+Result<void> LogWriter::WriteEncoded(std::span<const uint8_t> bytes, bool ends_an_event) {
+  return impl_->Append(bytes, ends_an_event);
 }
 
 Result<void> LogWriter::Write(const EventFields& fields) {
+  if (impl_->cut) {
+    impl_->not_written += TracedEvents(fields.hook_id, fields);
+    return impl_->error;
+  }
   if (auto usable = impl_->Usable(); !usable) return usable;
   std::vector<uint8_t>& buffer = impl_->buffer;
   size_t size = EncodedSize(fields, impl_->options.layout);
   if (size != 0 && buffer.size() + size > kBufferBytes) {
-    if (auto flushed = impl_->Flush(); !flushed) return flushed;
+    if (auto flushed = impl_->Flush(); !flushed) {
+      if (impl_->cut) impl_->not_written += TracedEvents(fields.hook_id, fields);
+      return flushed;
+    }
   }
   // Encoding straight into the buffer: no copy, and no allocation once the buffer is reserved.
   if (auto encoded = Encode(fields, impl_->options.layout, impl_->options.byte_order, buffer);
@@ -180,6 +417,7 @@ Result<void> LogWriter::Write(const EventFields& fields) {
     return MakeError("{}: {}", impl_->path, encoded.error().message);
   }
   impl_->bytes_written += size;
+  impl_->stream_boundary = impl_->bytes_written;
   if (impl_->direct) {
     auto appended = impl_->direct->Append(buffer);
     buffer.clear();
@@ -194,6 +432,12 @@ Result<void> LogWriter::Flush() {
 Result<void> LogWriter::Close() {
   return impl_->Close();
 }
+bool LogWriter::cut() const {
+  return impl_->cut;
+}
+uint64_t LogWriter::events_not_written() const {
+  return impl_->not_written;
+}
 uint64_t LogWriter::bytes_written() const {
   return impl_->bytes_written;
 }
@@ -202,6 +446,43 @@ Layout LogWriter::layout() const {
 }
 ByteOrder LogWriter::byte_order() const {
   return impl_->options.byte_order;
+}
+
+std::optional<uint64_t> CutLogLostCount(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<uint64_t> count;
+  uint8_t head[16] = {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head)) {
+    for (Layout layout : {Layout::k64, Layout::k32}) {
+      for (ByteOrder order : {ByteOrder::kLittle, ByteOrder::kBig}) {
+        std::vector<uint8_t> magic;
+        EncodeMagic(layout, order, magic);
+        if (magic.size() > sizeof head || std::memcmp(magic.data(), head, magic.size()) != 0) {
+          continue;
+        }
+        const size_t size = EncodedSize(LostEvent(0, 0), layout);
+        if (static_cast<uint64_t>(st.st_size) < magic.size() + size) break;
+        std::vector<uint8_t> last(size);
+        if (::pread(fd, last.data(), size, st.st_size - static_cast<off_t>(size)) !=
+            static_cast<ssize_t>(size)) {
+          break;
+        }
+        Event event;
+        const DecodeResult decoded = DecodeEvent(last, layout, order, event);
+        if (decoded.status == DecodeStatus::kOk && decoded.size == size &&
+            event.hook_id == kHookLost && !event.generic && event.word_count == 2 &&
+            event.words[1] == 0 && event.thread_id == 0) {
+          count = event.words[0];
+        }
+        break;
+      }
+    }
+  }
+  ::close(fd);
+  return count;
 }
 
 }  // namespace rastrace::event

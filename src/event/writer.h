@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -33,13 +34,25 @@ class LogWriter {
   ~LogWriter();  // flushes and closes
 
   // Appends already encoded events (as built by Encode in this writer's layout and order).
-  Result<void> WriteEncoded(std::span<const uint8_t> bytes);
+  // `ends_an_event` is false when `bytes` stop inside an event that the next call completes (a
+  // ring's run split where the ring wraps): the writer cuts a full log only at whole events.
+  Result<void> WriteEncoded(std::span<const uint8_t> bytes, bool ends_an_event = true);
   // Encodes and appends one event.
   Result<void> Write(const EventFields& fields);
   Result<void> Flush();
   Result<void> Close();
 
   uint64_t bytes_written() const;  // including the magic
+
+  // A write that failed for want of room (ENOSPC, EDQUOT, EFBIG, EIO) cuts the log: the file is
+  // cut back to its last whole event that leaves room for one 006 event, which counts every
+  // traced event not written (those cut off, and every one handed to the writer since, a 006's
+  // own count included). Every later write returns the error (and is counted); Close rewrites
+  // the 006 with the final count and returns "PATH: no space left on device after N bytes; M
+  // events not written". Only when not even the 006 fits does the log end at its last whole
+  // event without it (the message says so).
+  bool cut() const;
+  uint64_t events_not_written() const;
   Layout layout() const;
   ByteOrder byte_order() const;
 
@@ -48,5 +61,10 @@ class LogWriter {
   explicit LogWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// For a log that LogWriter cut (it ends with the writer's own 006 event: thread 0, the size of
+// one 006), the count that event holds; nothing for any other log (one that ends with TRACE OFF,
+// a rebuilt one, or one that cannot be read). Reads the magic and the last event only.
+std::optional<uint64_t> CutLogLostCount(const std::string& path);
 
 }  // namespace rastrace::event

@@ -7,7 +7,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/small_tmpfs.h"
 #include "event/encode.h"
+#include "event/reader.h"
 #include "event/test_util.h"
 
 namespace rastrace::event {
@@ -156,6 +158,97 @@ TEST(WriterTest, WriteErrorsNameThePath) {
   ASSERT_FALSE(flushed.ok());
   EXPECT_EQ(flushed.error().message, "/dev/full: write error: No space left on device");
   EXPECT_FALSE(writer->Write(OneWord(1)).ok());
+}
+
+// What the full-disk test below checks, in the child that sees the small file system: returns
+// a description of the first thing that is wrong, or nothing.
+std::string CheckCutLog(const std::string& dir) {
+  constexpr uint64_t kEvents = 20000;  // 40 bytes each: far more than the 64 KiB file system
+  constexpr uint64_t kReportedLost = 5;
+  const std::string path = dir + "/t.log";
+  auto writer = LogWriter::Create(path, {.overwrite = true});
+  if (!writer) return writer.error().message;
+  uint64_t refused = 0;
+  for (uint64_t i = 1; i <= kEvents; ++i) {
+    EventFields f = OneWord(i);
+    f.words[1] = i;
+    f.word_count = 2;  // 40 bytes: the events do not end where the file system's pages do
+    f.timestamped = true;
+    f.timestamp = i;
+    if (!writer->Write(f)) ++refused;
+  }
+  if (!writer->cut()) return "the writer did not cut the log";
+  if (refused == 0) return "no write was refused";
+  // Events handed over encoded after the cut count too; a 006 counts the events it reports.
+  std::vector<uint8_t> more;
+  EventFields lost;
+  lost.hook_id = kHookLost;
+  lost.word_count = 2;
+  lost.words[0] = kReportedLost;
+  (void)Encode(lost, Layout::k64, NativeByteOrder(), more);
+  if (writer->WriteEncoded(more)) return "a write after the cut succeeded";
+  auto closed = writer->Close();
+  if (closed) return "Close succeeded";
+  // The log reads to its end: events 1..k, then the writer's 006 with the count of the rest.
+  auto reader = LogReader::Open(path, {.reformat = false});
+  if (!reader) return reader.error().message;
+  Event e;
+  uint64_t kept = 0;
+  uint64_t count = 0;
+  bool ended_with_006 = false;
+  for (;;) {
+    const ReadStatus status = reader->Next(e);
+    if (status == ReadStatus::kEnd) break;
+    if (status == ReadStatus::kError) return reader->error().message;
+    if (ended_with_006) return "an event after the 006";
+    if (e.hook_id == kHookLost) {
+      ended_with_006 = true;
+      count = e.words[0];
+      if (e.timestamp != kept) return fmt::format("006 stamped {}, not {}", e.timestamp, kept);
+    } else if (e.words[0] != ++kept) {
+      return fmt::format("event {} holds {}", kept, e.words[0]);
+    }
+  }
+  if (!ended_with_006) return "no 006 at the end";
+  if (kept == 0 || kept + count != kEvents + kReportedLost) {
+    return fmt::format("{} events kept + {} counted != {}", kept, count, kEvents + kReportedLost);
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "no log";
+  const std::string expected = fmt::format(
+      "{}: no space left on device after {} bytes; {} events not written", path, st.st_size, count);
+  if (closed.error().message != expected) return closed.error().message + " != " + expected;
+  if (CutLogLostCount(path) != count) return "CutLogLostCount does not find the count";
+  return "";
+}
+
+// Issue 19 point 5: a log cut by a full disk ends with a whole event and a 006 event counting
+// every event not written, and the error says how many.
+TEST(WriterTest, AFullFileSystemCutsTheLogAtAWholeEventAndCountsTheRest) {
+  const auto result = rastrace::testing::RunWithSmallTmpfs(64 << 10, [](const std::string& dir) {
+    const std::string problem = CheckCutLog(dir);
+    if (problem.empty()) return 0;
+    std::fprintf(stderr, "%s\n", problem.c_str());
+    return 1;
+  });
+  if (result.unavailable) GTEST_SKIP() << *result.unavailable;
+  EXPECT_EQ(result.status, 0) << "(the child's stderr says what is wrong)";
+}
+
+TEST(WriterTest, OnlyACutLogHasACutCount) {
+  TempDir dir;
+  const std::string path = dir.File("t.log");
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  EventFields lost;
+  lost.hook_id = kHookLost;
+  lost.word_count = 2;
+  lost.words[0] = 3;
+  lost.words[1] = 77;  // a thread's 006 is not the writer's
+  ASSERT_TRUE(writer->Write(lost).ok());
+  ASSERT_TRUE(writer->Close().ok());
+  EXPECT_EQ(CutLogLostCount(path), std::nullopt);
+  EXPECT_EQ(CutLogLostCount(dir.File("missing")), std::nullopt);
 }
 
 }  // namespace

@@ -80,9 +80,11 @@ bool LogSink::OnFull() {
   return !stopped_;
 }
 
-void LogSink::Write(std::span<const uint8_t> bytes) {
-  if (error_ || !writer_) return;
-  if (auto wrote = writer_->WriteEncoded(bytes); !wrote) {
+void LogSink::Write(std::span<const uint8_t> bytes, bool ends_an_event) {
+  if (!writer_) return;
+  // A log cut by a full disk still takes every event: the writer counts them in its 006.
+  if (error_ && !writer_->cut()) return;
+  if (auto wrote = writer_->WriteEncoded(bytes, ends_an_event); !wrote) {
     error_ = wrote.error();
     stopped_ = true;
   }
@@ -90,7 +92,7 @@ void LogSink::Write(std::span<const uint8_t> bytes) {
 
 void LogSink::Stage(std::span<const uint8_t> bytes) {
   while (!bytes.empty()) {
-    if (staged_ == kStagingBytes && !Flush()) return;
+    if (staged_ == kStagingBytes && !Flush() && !cut()) return;
     const size_t n = std::min(bytes.size(), kStagingBytes - staged_);
     std::memcpy(staging_.get() + staged_, bytes.data(), n);
     staged_ += n;
@@ -98,18 +100,22 @@ void LogSink::Stage(std::span<const uint8_t> bytes) {
   }
 }
 
+bool LogSink::cut() const {
+  return was_cut_ || (writer_ && writer_->cut());
+}
+
 void LogSink::Append(std::span<const uint8_t> bytes) {
-  if (stopped_) return;
+  if (stopped_ && !cut()) return;
   Stage(bytes);
   used_ += bytes.size();
 }
 
 void LogSink::AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, size_t words) {
-  if (stopped_) return;
+  if (stopped_ && !cut()) return;
   used_ += words * 8;
   if (words * 8 < kDirectBytes) {
     while (words != 0) {
-      if (staged_ == kStagingBytes && !Flush()) return;
+      if (staged_ == kStagingBytes && !Flush() && !cut()) return;
       const size_t n = std::min(words, (kStagingBytes - staged_) / 8);
       ring.CopyOut(position, n, staging_.get() + staged_);
       staged_ += n * 8;
@@ -118,32 +124,34 @@ void LogSink::AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, 
     }
     return;
   }
-  if (!Flush()) return;
+  if (!Flush() && !cut()) return;
   // The ring wraps at most once.
   const buffer::RingRegion region = ring.read_region();
-  while (words != 0 && !stopped_) {
+  while (words != 0 && (!stopped_ || cut())) {
     const uint64_t index = position & region.mask;
     const size_t n = std::min<size_t>(words, region.capacity_words() - index);
-    Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(region.words + index), n * 8));
+    // Split where the ring wraps, the first part may stop inside an event.
+    Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(region.words + index), n * 8),
+          /*ends_an_event=*/n == words);
     position += n;
     words -= n;
   }
 }
 
 void LogSink::AppendTrailer(std::span<const uint8_t> bytes) {
-  if (error_ || !writer_) return;
+  if (!writer_ || (error_ && !cut())) return;
   Stage(bytes);
   used_ += bytes.size();
 }
 
 Result<void> LogSink::Flush() {
-  if (error_) return *error_;
+  if (error_ && !cut()) return *error_;
   if (!writer_) return MakeError("{}: log is closed", path_);
   if (staged_ != 0) {
     const size_t staged = std::exchange(staged_, 0);
     Write(std::span<const uint8_t>(staging_.get(), staged));
-    if (error_) return *error_;
   }
+  if (error_) return *error_;
   return Ok();
 }
 
@@ -161,7 +169,13 @@ Result<void> LogSink::Close() {
   if (!writer_) return error_ ? Result<void>(*error_) : Ok();
   auto flushed = Flush();
   auto closed = writer_->Close();
+  was_cut_ = writer_->cut();
   writer_.reset();
+  // A cut log's error is the writer's final word: its message has the final count.
+  if (was_cut_ && !closed) {
+    error_ = closed.error();
+    return closed;
+  }
   if (!flushed) return flushed;
   if (!closed) {
     error_ = closed.error();

@@ -34,6 +34,9 @@ class LogSink {
   // rotation) marks the log stopped and returns false.
   bool OnFull();
   bool stopped() const { return stopped_; }
+  // The disk ran out of room and the writer cut the log (event::LogWriter::cut): what is still
+  // appended is counted in the log's last 006, not written.
+  bool cut() const;
   uint64_t rotations() const { return rotations_; }
 
   // Appends encoded events; the caller has checked available().
@@ -58,7 +61,7 @@ class LogSink {
           WrapBuilder wrapped);
   Result<void> OpenFile(bool keep_old);
   // Hands `bytes` to the log writer; a failure is kept and stops the log.
-  void Write(std::span<const uint8_t> bytes);
+  void Write(std::span<const uint8_t> bytes, bool ends_an_event = true);
   // Gathers `bytes` for the next Flush (flushing first when the staging buffer is full).
   void Stage(std::span<const uint8_t> bytes);
 
@@ -77,6 +80,7 @@ class LogSink {
   uint64_t used_ = 0;             // bytes of the current file, written and staged
   uint64_t rotations_ = 0;
   bool stopped_ = false;
+  bool was_cut_ = false;  // the closed writer had cut the log
   std::optional<Error> error_;
 };
 

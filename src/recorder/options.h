@@ -84,5 +84,8 @@ inline constexpr const char* kEnvShmPath = "RASTRACE_SHM_PATH";
 // The pid of the process that writes RASTRACE_LOG itself; any other process (a forked child, a
 // program it runs) writes RASTRACE_LOG.<pid>.
 inline constexpr const char* kEnvLogOwner = "RASTRACE_LOG_OWNER";
+// Set by `rastrace record` for the command it runs: the recorder's messages about the log (a full
+// disk cut it) then name that command, whose exit status they decide.
+inline constexpr const char* kEnvRecordCommand = "RASTRACE_RECORD_COMMAND";
 
 }  // namespace rastrace::recorder

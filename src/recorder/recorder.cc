@@ -106,6 +106,7 @@ struct Recorder::Session {
   std::atomic<pid_t> writer_tid{0};
   std::atomic<uint32_t> channels_at_end{0};  // the channels that were on when tracing ended
   std::optional<Error> error;
+  bool log_cut = false;  // a full disk cut the log (event::LogWriter::cut)
   SessionTotals totals;
   // The writer's working memory, kept across rounds so that a round does not allocate.
   std::vector<ThreadSlot*> writer_slots;
@@ -325,7 +326,9 @@ void Recorder::WriterMain(Session& s) {
       s.totals.events_written += drained.events;
       TendRingGrowth(s, /*offer=*/true);
       FreeDrainedRetiredSlots();
-      if (sink.stopped()) {
+      // A log cut by a full disk keeps tracing: each round's events are counted, not written, so
+      // that the log's last 006 counts every event the program committed and the log lacks.
+      if (sink.stopped() && !sink.cut()) {
         // -s and the log is full (or it could not be written): tracing ends here.
         s.NoteChannelsAtEnd(ClearChannels());
         break;
@@ -381,9 +384,12 @@ void Recorder::WriterMain(Session& s) {
   s.totals.log_path = s.log_path;
   if (auto closed = sink.Close(); !closed) s.error = closed.error();
   if (!s.error && sink.error()) s.error = *sink.error();
+  s.log_cut = sink.cut();
   FreeDrainedRetiredSlots();
-  // The log is complete: the flight recorder's files have nothing left to recover.
-  if (s.shm && !s.error) s.shm->RemoveFiles();
+  // The log is complete: the flight recorder's files have nothing left to recover. A log a full
+  // disk cut is complete too: it ends with the count of what was not written, and rebuilding it
+  // on the same full disk would only cut it again.
+  if (s.shm && (!s.error || s.log_cut)) s.shm->RemoveFiles();
   recording_.store(false, std::memory_order_release);
   s.complete.store(true, std::memory_order_release);
 }
@@ -392,6 +398,7 @@ void Recorder::FinishEndedSessionLocked() {
   if (session_ && session_->complete.load()) {
     if (session_->writer.joinable()) session_->writer.join();
     last_log_path_ = session_->log_path;
+    last_log_cut_ = session_->log_cut;
     g_active_session.store(nullptr);
     session_.reset();
   }
@@ -412,6 +419,7 @@ Result<SessionTotals> Recorder::Stop() {
   SessionTotals totals = s.totals;
   std::optional<Error> error = s.error;
   last_log_path_ = s.log_path;
+  last_log_cut_ = s.log_cut;
   g_active_session.store(nullptr);
   session_.reset();
   if (error) return *error;
@@ -551,7 +559,12 @@ void Recorder::StopAtExit() {
     if (!session_) return;
   }
   if (auto stopped = Stop(); !stopped) {
-    std::fprintf(stderr, "%s\n", stopped.error().message.c_str());
+    // "LOG: no space left on device after N bytes; M events not written", under `rastrace
+    // record` in that command's name (it exits 1 for it).
+    const char* prefix = !last_log_cut_                              ? ""
+                         : std::getenv(kEnvRecordCommand) != nullptr ? "rastrace record: "
+                                                                     : "rastrace: ";
+    std::fprintf(stderr, "%s%s\n", prefix, stopped.error().message.c_str());
   }
 }
 

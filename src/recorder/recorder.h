@@ -113,6 +113,7 @@ class Recorder {
   std::atomic<bool> fork_restart_pending_{false};
   RecorderOptions fork_options_;
   std::string last_log_path_;
+  bool last_log_cut_ = false;  // the last session's log was cut by a full disk
   bool process_hooks_installed_ = false;
 };
 

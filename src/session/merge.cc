@@ -84,6 +84,11 @@ struct Later {
 };
 
 bool Copy(std::span<const uint8_t> bytes, recorder::LogSink& sink) {
+  // A log a full disk cut still takes every event, to count it in its last 006 (not written).
+  if (sink.cut()) {
+    sink.Append(bytes);
+    return false;
+  }
   if (sink.stopped()) return false;
   if (bytes.size() > sink.available() && !sink.OnFull()) return false;
   sink.Append(bytes);

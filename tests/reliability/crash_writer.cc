@@ -5,7 +5,8 @@
 // Usage: reliability_crash_writer COUNTERS_FILE [_exit]. Tracing starts from RASTRACE_LOG and
 // RASTRACE_SHM_PATH (set by the test, or by `rastrace record`) when the program loads. With
 // `_exit`, the program ends with _exit(0) (no atexit, no flush of the log) once thread 0 has
-// committed kExitAfter hooks.
+// committed kExitAfter hooks; with `count=N` each thread records N hooks and the program exits
+// normally (the full-disk test).
 #include <fcntl.h>
 #include <rastrace/trchk.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -23,10 +25,11 @@
 namespace {
 
 bool g_exit_early = false;
+uint64_t g_count = 0;  // hooks per thread; 0: no end
 
 void Produce(unsigned index, std::atomic<uint64_t>* committed) {
   std::array<uint8_t, 64> buffer{};
-  for (uint64_t seq = 1;; ++seq) {
+  for (uint64_t seq = 1; g_count == 0 || seq <= g_count; ++seq) {
     const uint32_t hkwd = rastrace::reliability::HookWord(index);
     if (seq % 5 == 0) {
       buffer[0] = static_cast<uint8_t>(seq);
@@ -45,11 +48,13 @@ void Produce(unsigned index, std::atomic<uint64_t>* committed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 && !(argc == 3 && std::strcmp(argv[2], "_exit") == 0)) {
-    std::fprintf(stderr, "usage: %s COUNTERS_FILE [_exit]\n", argv[0]);
+  const bool counted = argc == 3 && std::strncmp(argv[2], "count=", 6) == 0;
+  if (argc != 2 && !(argc == 3 && (std::strcmp(argv[2], "_exit") == 0 || counted))) {
+    std::fprintf(stderr, "usage: %s COUNTERS_FILE [_exit | count=N]\n", argv[0]);
     return 2;
   }
-  g_exit_early = argc == 3;
+  g_exit_early = argc == 3 && !counted;
+  if (counted) g_count = std::strtoull(argv[2] + 6, nullptr, 10);
   const int fd = open(argv[1], O_RDWR | O_CLOEXEC);
   if (fd < 0) return 1;
   void* map = mmap(nullptr, sizeof(rastrace::reliability::Counters), PROT_READ | PROT_WRITE,

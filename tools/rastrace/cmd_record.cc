@@ -20,6 +20,7 @@
 #include "buffer/recover.h"
 #include "command.h"
 #include "common/exit_status.h"
+#include "event/writer.h"
 #include "recorder/options.h"
 
 // This command links the recorder but must not trace itself when RASTRACE_LOG is set around it.
@@ -135,7 +136,8 @@ bool RecoverEndedProcesses(const std::string& dir, const std::string& log) {
          !std::filesystem::copy_file(options.output, summary->log_path,
                                      std::filesystem::copy_options::overwrite_existing, copied) ||
          !std::filesystem::remove(options.output, copied))) {
-      fmt::print(stderr, "rastrace record: cannot replace {} with its rebuilt log, left in {}: {}\n",
+      fmt::print(stderr,
+                 "rastrace record: cannot replace {} with its rebuilt log, left in {}: {}\n",
                  summary->log_path, options.output,
                  copied ? copied.message() : std::string(std::strerror(errno)));
       ok = false;
@@ -230,6 +232,7 @@ int RunRecord(const RecordArgs& args) {
     for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
     // The command itself writes LOG; processes it starts write LOG.<pid>.
     setenv(recorder::kEnvLogOwner, std::to_string(getpid()).c_str(), 1);
+    setenv(recorder::kEnvRecordCommand, "1", 1);
     execvp(argv[0], argv.data());
     fmt::print(stderr, "rastrace record: cannot run {}: {}\n", args.command[0],
                std::strerror(errno));
@@ -255,6 +258,9 @@ int RunRecord(const RecordArgs& args) {
                args.command[0], options->log_path);
     log_ok = false;
   }
+  // A log a full disk cut ends with the writer's 006 count of what was not written; the
+  // recorder in CMD said so on stderr ("rastrace record: LOG: no space left on device ...").
+  if (options->log_path != "-" && event::CutLogLostCount(options->log_path)) log_ok = false;
   if (WIFEXITED(status)) {
     return WEXITSTATUS(status) != 0 || log_ok ? WEXITSTATUS(status) : kExitFailure;
   }

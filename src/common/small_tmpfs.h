@@ -1,6 +1,6 @@
 // Tests only: runs a function in a forked child that sees a tmpfs of a given size, mounted in a
 // mount namespace of its own (so no other process, test or engineer sees it), to check what the
-// flight recorder does on a file system with less room than its rings.
+// flight recorder and the log writer do on a file system with less room than they need.
 #pragma once
 
 #include <sched.h>
@@ -17,7 +17,7 @@
 
 #include "common/wait_or_kill.h"
 
-namespace rastrace::buffer::testing {
+namespace rastrace::testing {
 
 struct SmallTmpfsResult {
   // Why the file system could not be made (no privilege for a mount namespace): the test skips.
@@ -52,4 +52,4 @@ inline SmallTmpfsResult RunWithSmallTmpfs(size_t bytes,
   return {std::nullopt, *status};
 }
 
-}  // namespace rastrace::buffer::testing
+}  // namespace rastrace::testing
