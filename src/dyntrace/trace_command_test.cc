@@ -2,10 +2,12 @@
 // `trace on` records it, `tracefmt` formats it; `trace on -p` / `trace off` attach to and detach
 // from a running program.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -383,18 +385,38 @@ TEST_F(TraceCommandTest, AModuleClosedAndLoadedAgainIsAttachedAgain) {
 #endif
 }
 
+// Reads `lines` more lines of the program's output from `fd` into `text` (at most 30 s).
+bool ReadLines(int fd, int lines, std::string& text) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  int seen = 0;
+  while (seen < lines && std::chrono::steady_clock::now() < deadline) {
+    pollfd pfd{fd, POLLIN, 0};
+    if (poll(&pfd, 1, 100) <= 0) continue;
+    char c;
+    if (read(fd, &c, 1) != 1) return false;
+    text.push_back(c);
+    if (c == '\n') ++seen;
+  }
+  return seen == lines;
+}
+
 TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   int out_pipe[2];
   ASSERT_EQ(pipe(out_pipe), 0);
+  // It runs until the test creates the stop file (or 100 s pass): the test waits on its output,
+  // not on time.
+  const std::string stop_file = (dir_ / "stop").string();
   pid_t program = fork();
   if (program == 0) {
     dup2(out_pipe[1], 1);
     close(out_pipe[0]);
-    execl(TestProgram("dt_sample").c_str(), "dt_sample", "120", "20", nullptr);
+    execl(TestProgram("dt_sample").c_str(), "dt_sample", "10000", "10", stop_file.c_str(), nullptr);
     _exit(127);
   }
   close(out_pipe[1]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::string output;
+  // Iteration 0 is done before the attach.
+  ASSERT_TRUE(ReadLines(out_pipe[0], 1, output)) << output;
   auto on = RunCommand({Bin("trace"), "on", "sample.tsf", "TYPE=POST", "-p",
                         std::to_string(program), "-o", "attached.sav"},
                        dir_);
@@ -405,20 +427,25 @@ TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   auto twice = RunCommand({Bin("trace"), "on", "sample.tsf", "-p", std::to_string(program)}, dir_);
   EXPECT_EQ(twice.exit_code, 1);
   EXPECT_NE(twice.err.find("is already traced"), std::string::npos) << twice.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // A few iterations traced, then detached; a few more show the program still runs.
+  ASSERT_TRUE(ReadLines(out_pipe[0], 3, output)) << output;
   auto off = RunCommand({Bin("trace"), "off"}, dir_);
   EXPECT_EQ(off.exit_code, 0) << off.err;
   EXPECT_NE(off.out.find("detached from process " + std::to_string(program)), std::string::npos);
-  std::string output = ReadAll(out_pipe[0]);
+  ASSERT_TRUE(ReadLines(out_pipe[0], 3, output)) << output;
+  std::ofstream(stop_file) << "";
+  output += ReadAll(out_pipe[0]);
   close(out_pipe[0]);
   int status = 0;
   waitpid(program, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_EQ(output, RunCommand({TestProgram("dt_sample"), "120"}, dir_).out);
+  const auto iterations = std::count(output.begin(), output.end(), '\n');
+  EXPECT_EQ(output, RunCommand({TestProgram("dt_sample"), std::to_string(iterations)}, dir_).out);
   auto compiled = RunCommand({Bin("trcust"), "-o", dir_.string(), "sample.tsf"}, dir_);
   ASSERT_EQ(compiled.exit_code, 0);
   auto formatted = RunCommand({Bin("tracefmt"), "-t", dir_.string(), "attached.sav"}, dir_);
-  EXPECT_NE(formatted.out.find("Return Code = 01"), std::string::npos) << formatted.out;
+  // DosOpenC returns 0x100 + the iteration: traced iterations, none from before the attach.
+  EXPECT_NE(formatted.out.find("Return Code = 0"), std::string::npos) << formatted.out;
   EXPECT_EQ(formatted.out.find("Return Code = 0100"), std::string::npos);  // before the attach
   // Nothing is left attached.
   auto again = RunCommand({Bin("trace"), "off"}, dir_);

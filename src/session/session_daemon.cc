@@ -280,6 +280,10 @@ SessionDaemon::~SessionDaemon() {
   if (server_.joinable()) server_.join();
   StopReaper();
   Cleanup();
+  // A client may have connected after Serve's last look and before Cleanup removed the socket's
+  // name (while Stop wrote the log, which can take seconds): answered here, not dropped when the
+  // socket closes. No one can connect any more, so this empties the backlog for good.
+  if (listen_fd_ >= 0 && stopped_.load()) AnswerPending();
   // Closed only here: Serve may still be polling it until its thread is joined.
   if (listen_fd_ >= 0) close(listen_fd_);
   if (lock_fd_ >= 0) close(lock_fd_);
@@ -711,6 +715,10 @@ void SessionDaemon::Serve(const std::atomic<bool>& quit) {
     const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client >= 0) Answer(client);
   }
+  AnswerPending();
+}
+
+void SessionDaemon::AnswerPending() {
   // Requests that connected while the session ended (a trcstop racing a signal, or a second
   // trcstop) are answered, not dropped: a trcstop that finds the session stopped gets its totals.
   for (;;) {

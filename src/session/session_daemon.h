@@ -65,6 +65,7 @@ class SessionDaemon {
   void Publish();  // bumps the page's generation and wakes every attached process
   Reply Handle(Command command);
   void Answer(int client);  // reads one request from `client`, replies and closes it
+  void AnswerPending();     // answers every client waiting in the listen backlog
   // Waits for every attached process to release its lock; `finished` gets the pids that did.
   std::vector<std::string> WaitForProcesses(uint64_t& processes, std::vector<uint64_t>& finished);
   void Cleanup();

@@ -657,7 +657,33 @@ TEST_F(SessionE2E, TrcstopQuotesWhyTheDaemonDied) {
   EXPECT_NE(stop.err.find("fatal signal 7 (SIGBUS)"), std::string::npos) << stop.err;
 }
 
-// A trcstop that connects while the session ends on a signal is answered, never dropped.
+// Waits (up to 10 s) until process `pid` sits in poll or ppoll: a client that sent its request
+// and waits for the answer. Where the system call numbers are not known here, waits 200 ms.
+void WaitUntilPolling(pid_t pid) {
+#if defined(__x86_64__)
+  const std::vector<std::string> polls = {"7 ", "271 "};
+#elif defined(__aarch64__)
+  const std::vector<std::string> polls = {"73 "};
+#else
+  const std::vector<std::string> polls;
+#endif
+  if (polls.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return;
+  }
+  const std::string path = "/proc/" + std::to_string(pid) + "/syscall";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string call = Slurp(path);
+    for (const std::string& number : polls) {
+      if (call.starts_with(number)) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// A trcstop that connects while the session ends on a signal is answered, never dropped (also one
+// that connects after the daemon's last look at its socket, while it writes the log).
 TEST_F(SessionE2E, TrcstopRacingATerminatedSessionIsAnswered) {
   for (int round = 0; round < 3; ++round) {
     const std::string log = dir_ + "/raced" + std::to_string(round);
@@ -668,7 +694,8 @@ TEST_F(SessionE2E, TrcstopRacingATerminatedSessionIsAnswered) {
     // the signal ends the session.
     ASSERT_EQ(kill(daemon, SIGSTOP), 0);
     const pid_t stop = Spawn({Bin("trcstop")}, "raced");
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Once trcstop waits for its answer (in poll), its request is in the daemon's backlog.
+    WaitUntilPolling(stop);
     ASSERT_EQ(kill(daemon, SIGTERM), 0);
     ASSERT_EQ(kill(daemon, SIGCONT), 0);
     Outcome raced = Wait(stop, "raced");
@@ -682,7 +709,8 @@ TEST_F(SessionE2E, TrcstopRacingATerminatedSessionIsAnswered) {
     // The next round starts once the daemon has let its channel go.
     const int lock = open((dir_ + "/run/ch0/lock").c_str(), O_RDONLY | O_CLOEXEC);
     ASSERT_GE(lock, 0);
-    for (int i = 0; i < 5000 && flock(lock, LOCK_EX | LOCK_NB) != 0; ++i) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (flock(lock, LOCK_EX | LOCK_NB) != 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     close(lock);
@@ -719,6 +747,22 @@ void WaitUntilJoined(const SessionE2E& test, std::initializer_list<pid_t> pids) 
   }
 }
 
+// Waits (up to 10 s) until every process of `pids` has recorded a hook with channel 0 on: idle
+// hookers say "on PID" on stderr (the tag's .err) once they have.
+void WaitUntilRecording(const SessionE2E& test, const std::string& tag,
+                        std::initializer_list<pid_t> pids) {
+  auto all = [&] {
+    const std::string err = Slurp(test.dir_ + "/" + tag + ".err");
+    return std::all_of(pids.begin(), pids.end(), [&](pid_t pid) {
+      return err.find("on " + std::to_string(pid) + "\n") != std::string::npos;
+    });
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!all() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // Every hook `pid` made while channel 0 was on is in the log (the last may have raced with
 // trcstop), recorded by its main thread.
 void ExpectHooksWhileOn(SessionE2E::LogSummary& s, uint64_t pid, uint64_t on_hooks) {
@@ -740,7 +784,7 @@ void ExpectIdleProcessJoins(SessionE2E& test, const std::string& tag) {
   ASSERT_EQ(test.Exec({Bin("trace"), "-a", "-j", "023", "-o", log}).status, 0);
   WaitUntilJoined(test, {pid});
   EXPECT_TRUE(HasJoined(test, pid)) << "process " << pid << " did not join the session";
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  WaitUntilRecording(test, tag, {pid});
   ASSERT_EQ(test.Exec({Bin("trcstop")}).status, 0);
   Outcome idle = test.Wait(hooker, tag);
   ASSERT_EQ(idle.status, 0) << idle.err;
@@ -777,7 +821,7 @@ TEST_F(SessionE2E, WorkerForkedBeforeTheSessionJoinsIt) {
   WaitUntilJoined(*this, {parent_pid, child_pid});
   EXPECT_TRUE(HasJoined(*this, parent_pid)) << "the parent did not join the session";
   EXPECT_TRUE(HasJoined(*this, child_pid)) << "the forked worker did not join the session";
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  WaitUntilRecording(*this, "forked", {parent_pid, child_pid});
   ASSERT_EQ(Exec({Bin("trcstop")}).status, 0);
   // Both end within 20 s of their start by themselves; a hung one is killed, and the test fails.
   const std::optional<int> status = WaitOrKill(hooker, std::chrono::minutes(1));

@@ -5,7 +5,8 @@
  * child that records the same hooks with its own pid (and prints it); or "linger"s until tracing
  * is turned off (at most 20 s). Mode "idle" prints its pid first, then records one hook every
  * millisecond (data word 2 = 1 when channel 0 was on just before) until tracing has been on and is
- * off again (at most 20 s), then prints how many of its hooks found channel 0 on. Mode "forkidle"
+ * off again (at most 20 s), then prints how many of its hooks found channel 0 on (and "on PID" on
+ * stderr after its first hook that found it on). Mode "forkidle"
  * forks first and both run "idle": the parent prints its pid and the child's at once, the child
  * "child ON" when it ends, the parent its count after the child has ended.
  * Started without RASTRACE_LOG, it joins the running session on its own. */
@@ -38,8 +39,11 @@ static long IdleHooks(void) {
     const int on = RASTRACE_CHANNEL_ON(0) != 0;
     if (on) ++on_hooks;
     if (seen_on && !on) break;
-    seen_on |= on;
     TRCHKL2T((uint32_t)(g_hook << 20), (uint64_t)getpid(), (uint64_t)on);
+    /* "on PID" on stderr once its first hook with channel 0 on is recorded: the test waits for
+     * it instead of sleeping. */
+    if (on && !seen_on) fprintf(stderr, "on %d\n", (int)getpid());
+    seen_on |= on;
     nanosleep(&pause, NULL);
   }
   return on_hooks;
