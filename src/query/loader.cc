@@ -23,12 +23,12 @@
 namespace rastrace::query {
 
 LoadInputs CommandInputs(std::vector<std::string> paths, std::vector<std::string> names,
-                         const std::string& templates, bool no_text) {
+                         std::vector<std::string> templates, bool no_text) {
   LoadInputs inputs;
   inputs.paths = std::move(paths);
   inputs.names = std::move(names);
   inputs.progress = true;
-  inputs.templates = templates;
+  inputs.templates = std::move(templates);
   inputs.default_templates = exporter::DefaultTemplatePath();
   inputs.default_format_dirs = {"."};  // as tracefmt, trcrpt and `rastrace export`
   inputs.tracefs_events = schema::SyscallFormats::DefaultEventsDir();
@@ -168,7 +168,7 @@ Result<std::unique_ptr<Loader>> Loader::Create(Database& db, EventStore& store,
     path = fmt::format("/proc/self/fd/{}", *fd);
   }
   schema::DescriptionPaths paths;
-  if (!in.templates.empty()) paths.given = {in.templates};
+  paths.given = in.templates;
   paths.default_template_file = in.default_templates;
   paths.default_format_dirs = in.default_format_dirs;
   paths.tracefs_events = in.tracefs_events;

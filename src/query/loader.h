@@ -29,11 +29,12 @@ struct LoadInputs {
   std::vector<std::string> paths;  // "-" is standard input
   // The sources' names, in the order of the paths (-n); a log without one is named by its path.
   std::vector<std::string> names;
-  // What describes the events (the -t value, as trcrpt and `rastrace export` take it: a template
-  // file, a directory of TFF format files, or a ':'-separated list of them): the templates of the
-  // text column and, with the format files and the system calls' tracefs formats, the schemas of
-  // the schema column and the typed tables. Empty: only `default_templates`.
-  std::string templates;
+  // What describes the events (every -t value, in order, as trcrpt and `rastrace export` take
+  // them: template files, directories of TFF format files, or ':'-separated lists of them): the
+  // templates of the text column and, with the format files and the system calls' tracefs
+  // formats, the schemas of the schema column and the typed tables. None: only
+  // `default_templates`.
+  std::vector<std::string> templates;
   // Loaded when `templates` names no template file; empty: none.
   std::string default_templates;
   // Searched for TFF format files when `templates` names no directory.
@@ -47,11 +48,11 @@ struct LoadInputs {
   bool progress = false;
 };
 
-// What a command line loads: the logs and their names, the descriptions of `-t` (else the
+// What a command line loads: the logs and their names, the descriptions of every `-t` (else the
 // installed trcfmt; TFF files of the current directory; the running kernel's tracefs formats), the
 // text unless `no_text`, a progress bar on a terminal.
 LoadInputs CommandInputs(std::vector<std::string> paths, std::vector<std::string> names,
-                         const std::string& templates, bool no_text);
+                         std::vector<std::string> templates, bool no_text);
 
 struct PassSummary {
   uint64_t events = 0;

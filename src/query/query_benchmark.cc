@@ -149,7 +149,7 @@ void Load(benchmark::State& state, Parts parts, bool templates) {
   for (auto _ : state) {
     LoadInputs inputs;
     inputs.paths = {log};
-    if (templates) inputs.templates = std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt";
+    if (templates) inputs.templates = {std::string(RASTRACE_SOURCE_DIR) + "/templates/trcfmt"};
     std::vector<std::string> diagnostics;
     auto db = TraceDatabase::Open(inputs, diagnostics);
     if (!db) {

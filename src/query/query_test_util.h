@@ -37,7 +37,7 @@ inline std::unique_ptr<TraceDatabase> OpenLogs(const std::vector<std::string>& p
                                                std::string templates = SourceTemplates()) {
   LoadInputs inputs;
   inputs.paths = paths;
-  inputs.templates = std::move(templates);
+  if (!templates.empty()) inputs.templates = {std::move(templates)};
   // The system call formats of a real kernel, checked in: arguments get their names and types.
   inputs.tracefs_events = std::string(RASTRACE_SOURCE_DIR) + "/tests/golden/schema/tracefs";
   std::vector<std::string> diagnostics;

@@ -164,6 +164,20 @@ std::vector<std::string> FilesUnder(const std::string& dir) {
   return files;
 }
 
+// Every -t counts, as in the other exports (it took only the first).
+TEST_F(SqlCli, PartitionExportUsesEveryTemplateFile) {
+  { std::ofstream(dir_.File("first.fmt")) << "010 1.0 \"FIRSTFILE\"\n"; }
+  { std::ofstream(dir_.File("second.fmt")) << "011 1.0 \"SECONDFILE\"\n"; }
+  const std::string fleet = dir_.File("fleet");
+  auto run = Run(fmt::format("export --partition '{}' -f csv -t '{}' -t '{}' '{}'", fleet,
+                             dir_.File("first.fmt"), dir_.File("second.fmt"), Log("aix64")));
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string events =
+      ReadTextFile(fleet + "/events/machine=node1/hour=2026-11-21T08/aix64.csv");
+  EXPECT_NE(events.find(",FIRSTFILE"), std::string::npos) << events;
+  EXPECT_NE(events.find(",SECONDFILE"), std::string::npos) << events;
+}
+
 TEST_F(SqlCli, ExportsHivePartitionsThatSqlite3ImportsWithTheDocumentedTypes) {
   const std::string fleet = dir_.File("fleet");
   auto run = Run(fmt::format("export --partition '{}' -f csv '{}'", fleet, Log("kernel")));

@@ -110,11 +110,9 @@ int RunPartitionExport(const ExportOptions& options) {
     Warn("--partition writes into its directory: leave -o out");
     return 2;
   }
+  // Every -t, in order, as the other exports take them.
   const query::LoadInputs inputs =
-      // The SQL tables take one template file: the first -t.
-      query::CommandInputs(options.logs, options.names,
-                           options.templates.empty() ? std::string() : options.templates.front(),
-                           options.no_text);
+      query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
   std::vector<std::string> diagnostics;
   auto db = query::TraceDatabase::Open(inputs, diagnostics);
   for (const auto& d : diagnostics) Warn(d);
@@ -166,8 +164,8 @@ int RunExport(const ExportOptions& options) {
   std::unique_ptr<exporter::TemplateText> templates;
   if (!options.no_text && *format != exporter::Format::kCtf &&
       !(*descriptions)->template_files.empty()) {
-    templates = exporter::TemplateText::Create((*descriptions)->templates,
-                                               &(*descriptions)->tracepoints);
+    templates =
+        exporter::TemplateText::Create((*descriptions)->templates, &(*descriptions)->tracepoints);
   }
   schema::Decoder decoder((*descriptions)->sources());
   auto stream = exporter::MergedStream::Open(options.logs);

@@ -79,7 +79,10 @@ int RunSql(const SqlOptions& options) {
   }
 
   query::LoadInputs inputs =
-      query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
+      query::CommandInputs(options.logs, options.names,
+                           options.templates.empty() ? std::vector<std::string>()
+                                                     : std::vector<std::string>{options.templates},
+                           options.no_text);
   if (!options.tracefs.empty()) inputs.tracefs_events = options.tracefs;
   std::vector<std::string> diagnostics;
   auto trace = query::TraceDatabase::Open(inputs, diagnostics);
