@@ -2,26 +2,21 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "schema/names.h"
 #ifdef RASTRACE_HAVE_SESSION
-#include "session/raw_events.h"
+#include "session/syscall_table.h"
 #endif
 
 namespace rastrace::schema {
 
 namespace {
 
-// A format file is a few hundred bytes; a bigger one is not one.
-constexpr std::streamsize kMaxFormatBytes = 64 * 1024;
-
 bool IsSyscallName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (!ok) return false;
   }
   return true;
@@ -36,25 +31,44 @@ struct CType {
   uint8_t size;
 };
 constexpr CType kCTypes[] = {
-    {"char", FieldType::kSigned, 1},          {"signed char", FieldType::kSigned, 1},
-    {"unsigned char", FieldType::kUnsigned, 1}, {"short", FieldType::kSigned, 2},
-    {"unsigned short", FieldType::kUnsigned, 2}, {"int", FieldType::kSigned, 4},
-    {"signed int", FieldType::kSigned, 4},    {"unsigned int", FieldType::kUnsigned, 4},
-    {"unsigned", FieldType::kUnsigned, 4},    {"long", FieldType::kSigned, 8},
-    {"long int", FieldType::kSigned, 8},      {"long long", FieldType::kSigned, 8},
-    {"unsigned long", FieldType::kUnsigned, 8}, {"unsigned long long", FieldType::kUnsigned, 8},
-    {"size_t", FieldType::kUnsigned, 8},      {"ssize_t", FieldType::kSigned, 8},
-    {"pid_t", FieldType::kSigned, 4},         {"uid_t", FieldType::kUnsigned, 4},
-    {"gid_t", FieldType::kUnsigned, 4},       {"qid_t", FieldType::kUnsigned, 4},
-    {"umode_t", FieldType::kUnsigned, 2},     {"mode_t", FieldType::kUnsigned, 4},
-    {"off_t", FieldType::kSigned, 8},         {"loff_t", FieldType::kSigned, 8},
-    {"key_t", FieldType::kSigned, 4},         {"key_serial_t", FieldType::kSigned, 4},
-    {"mqd_t", FieldType::kSigned, 4},         {"clockid_t", FieldType::kSigned, 4},
-    {"timer_t", FieldType::kSigned, 4},       {"rwf_t", FieldType::kSigned, 4},
-    {"u32", FieldType::kUnsigned, 4},         {"__u32", FieldType::kUnsigned, 4},
-    {"u64", FieldType::kUnsigned, 8},         {"__u64", FieldType::kUnsigned, 8},
-    {"s32", FieldType::kSigned, 4},           {"__s32", FieldType::kSigned, 4},
-    {"s64", FieldType::kSigned, 8},           {"__s64", FieldType::kSigned, 8},
+    {"char", FieldType::kSigned, 1},
+    {"signed char", FieldType::kSigned, 1},
+    {"unsigned char", FieldType::kUnsigned, 1},
+    {"short", FieldType::kSigned, 2},
+    {"unsigned short", FieldType::kUnsigned, 2},
+    {"int", FieldType::kSigned, 4},
+    {"signed int", FieldType::kSigned, 4},
+    {"unsigned int", FieldType::kUnsigned, 4},
+    {"unsigned", FieldType::kUnsigned, 4},
+    {"long", FieldType::kSigned, 8},
+    {"long int", FieldType::kSigned, 8},
+    {"long long", FieldType::kSigned, 8},
+    {"unsigned long", FieldType::kUnsigned, 8},
+    {"unsigned long long", FieldType::kUnsigned, 8},
+    {"size_t", FieldType::kUnsigned, 8},
+    {"ssize_t", FieldType::kSigned, 8},
+    {"pid_t", FieldType::kSigned, 4},
+    {"uid_t", FieldType::kUnsigned, 4},
+    {"gid_t", FieldType::kUnsigned, 4},
+    {"qid_t", FieldType::kUnsigned, 4},
+    {"umode_t", FieldType::kUnsigned, 2},
+    {"mode_t", FieldType::kUnsigned, 4},
+    {"off_t", FieldType::kSigned, 8},
+    {"loff_t", FieldType::kSigned, 8},
+    {"key_t", FieldType::kSigned, 4},
+    {"key_serial_t", FieldType::kSigned, 4},
+    {"mqd_t", FieldType::kSigned, 4},
+    {"clockid_t", FieldType::kSigned, 4},
+    {"timer_t", FieldType::kSigned, 4},
+    {"rwf_t", FieldType::kSigned, 4},
+    {"u32", FieldType::kUnsigned, 4},
+    {"__u32", FieldType::kUnsigned, 4},
+    {"u64", FieldType::kUnsigned, 8},
+    {"__u64", FieldType::kUnsigned, 8},
+    {"s32", FieldType::kSigned, 4},
+    {"__s32", FieldType::kSigned, 4},
+    {"s64", FieldType::kSigned, 8},
+    {"__s64", FieldType::kSigned, 8},
     {"aio_context_t", FieldType::kUnsigned, 8},
 };
 
@@ -93,24 +107,21 @@ constexpr CType kCTypes[] = {
   return f;
 }
 
-std::unique_ptr<std::vector<Field>> Load(const std::string& path) {
+// The arguments of system call `name`, from the session part's reader of tracefs formats (the
+// one reader; schema only gives each argument a schema type).
+std::unique_ptr<std::vector<Field>> Load(const std::string& events_dir, std::string_view name) {
 #ifndef RASTRACE_HAVE_SESSION
-  (void)path;
+  (void)events_dir;
+  (void)name;
   return nullptr;  // built without the session part: no tracefs format parser
 #else
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return nullptr;
-  std::string text(static_cast<size_t>(kMaxFormatBytes), '\0');
-  in.read(text.data(), kMaxFormatBytes);
-  text.resize(static_cast<size_t>(in.gcount()));
-  auto format = session::ParseEventFormat(text, path);
-  if (!format) return nullptr;
+  auto signature = session::ReadSyscallFormat(events_dir, name);
+  if (!signature) return nullptr;
   auto fields = std::make_unique<std::vector<Field>>();
   std::vector<std::string> names;
-  for (const auto& d : format->declared) {
-    if (d.name.starts_with("common_") || d.name == "__syscall_nr") continue;
-    fields->push_back(ArgumentField(d.type, d.field.size, d.field.is_signed));
-    names.push_back(Identifier(d.name));
+  for (const session::SyscallArgument& argument : signature->arguments()) {
+    fields->push_back(ArgumentField(argument.type, argument.size, argument.is_signed));
+    names.push_back(Identifier(argument.name));
   }
   MakeUnique(names);
   for (size_t i = 0; i < names.size(); ++i) (*fields)[i].name = std::move(names[i]);
@@ -127,8 +138,7 @@ const std::vector<Field>* SyscallFormats::Arguments(std::string_view name) {
     // Names come from the log: a damaged one cannot make the cache grow without bound (Linux has
     // fewer than 500 system calls).
     if (cache_.size() >= 4096) return nullptr;
-    const std::string path = events_dir_ + "/syscalls/sys_enter_" + std::string(name) + "/format";
-    it = cache_.emplace(std::string(name), Load(path)).first;
+    it = cache_.emplace(std::string(name), Load(events_dir_, name)).first;
   }
   return it->second.get();
 }

@@ -1,6 +1,7 @@
 // What the kernel's tracefs says about each system call's arguments: their names and C types, from
-// events/syscalls/sys_enter_NAME/format (parsed by src/session's tracefs format parser), for the
-// schemas of the system call events a system-wide session writes (hooks 101 and 104).
+// events/syscalls/sys_enter_NAME/format (read by src/session's reader of system call formats,
+// session::ReadSyscallFormat, the one the sessions use), for the schemas of the system call
+// events a system-wide session writes (hooks 101 and 104).
 #pragma once
 
 #include <map>

@@ -124,10 +124,12 @@ Result<std::unique_ptr<KernelCollector>> KernelCollector::Start(
   }
   if (!collector->raw_) {
     // The text lines name the system call; its format names the arguments.
+    constexpr std::string_view kPrefix = "syscalls/sys_enter_";
     for (const std::string& tracepoint : tracepoints) {
-      if (!tracepoint.starts_with("syscalls/sys_enter_")) continue;
-      if (auto format = ReadEventFormat(tracefs + "/events/" + tracepoint + "/format")) {
-        (void)collector->syscalls_.AddFormat(*format);
+      if (!tracepoint.starts_with(kPrefix)) continue;
+      if (auto signature =
+              ReadSyscallFormat(tracefs + "/events", tracepoint.substr(kPrefix.size()))) {
+        (void)collector->syscalls_.Add(std::move(*signature));
       }
     }
   }

@@ -82,7 +82,13 @@ Result<SyscallSignature> SignatureFromFormat(const RawFormat& format) {
   const auto nr = format.fields.find("__syscall_nr");
   if (nr == format.fields.end()) return MakeError("event {}: no __syscall_nr field", format.name);
   std::vector<SyscallArgument> arguments;
-  for (const auto& [name, field] : format.fields) {
+  // In the order the file declares them (the offsets order them below), with their C types; a
+  // format parsed without its declarations (built by hand) has only the fields.
+  std::vector<RawFormat::Declared> declared = format.declared;
+  if (declared.empty()) {
+    for (const auto& [name, field] : format.fields) declared.push_back({name, "", field});
+  }
+  for (const auto& [name, type, field] : declared) {
     if (name.starts_with("common_") || name == "__syscall_nr") continue;
     // Strings a newer kernel may copy from user memory (__data_loc) are not arguments.
     if (field.data_loc || field.offset <= nr->second.offset) continue;
@@ -90,7 +96,7 @@ Result<SyscallSignature> SignatureFromFormat(const RawFormat& format) {
       return MakeError("event {}: argument {} has {} bytes, not a word", format.name, name,
                        field.size);
     }
-    arguments.push_back({name, field.offset, field.size});
+    arguments.push_back({name, field.offset, field.size, type, field.is_signed});
   }
   std::sort(arguments.begin(), arguments.end(),
             [](const SyscallArgument& a, const SyscallArgument& b) { return a.offset < b.offset; });
@@ -99,6 +105,13 @@ Result<SyscallSignature> SignatureFromFormat(const RawFormat& format) {
                      arguments.size(), kSyscallMaxArguments);
   }
   return SyscallSignature(format.name.substr(kPrefix.size()), std::move(arguments));
+}
+
+Result<SyscallSignature> ReadSyscallFormat(const std::string& events_dir, std::string_view name) {
+  auto format =
+      ReadEventFormat(events_dir + "/syscalls/sys_enter_" + std::string(name) + "/format");
+  if (!format) return format.error();
+  return SignatureFromFormat(*format);
 }
 
 const SyscallSignature* SyscallTable::Keep(SyscallSignature signature) {
@@ -111,8 +124,12 @@ const SyscallSignature* SyscallTable::Keep(SyscallSignature signature) {
 Result<const SyscallSignature*> SyscallTable::AddFormat(const RawFormat& format) {
   auto signature = SignatureFromFormat(format);
   if (!signature) return signature.error();
-  if (auto it = by_name_.find(signature->name()); it != by_name_.end()) return it->second;
-  return Keep(std::move(*signature));
+  return Add(std::move(*signature));
+}
+
+const SyscallSignature* SyscallTable::Add(SyscallSignature signature) {
+  if (auto it = by_name_.find(signature.name()); it != by_name_.end()) return it->second;
+  return Keep(std::move(signature));
 }
 
 const SyscallSignature* SyscallTable::ByName(std::string_view name) {

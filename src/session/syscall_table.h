@@ -32,6 +32,8 @@ struct SyscallArgument {
   std::string name;
   uint32_t offset = 0;  // in the sys_enter_<name> record
   uint32_t size = 0;
+  std::string type;        // its C type as the format writes it ("const char *", "int")
+  bool is_signed = false;  // the format's "signed:" (every argument is a full register: 0)
 };
 
 class SyscallSignature {
@@ -61,6 +63,10 @@ class SyscallSignature {
 // A sys_enter_<name> format (ParseEventFormat): its arguments in record order. Fails when the
 // event is not a system call entry (no __syscall_nr) or an argument is not a word.
 Result<SyscallSignature> SignatureFromFormat(const RawFormat& format);
+// The one reader of system call formats on disk: `events_dir`/syscalls/sys_enter_`name`/format
+// (a tracefs events directory, or a copy of one), read, parsed and made a signature. Used by
+// sessions that read kernel events as text and by src/schema's system call schemas.
+Result<SyscallSignature> ReadSyscallFormat(const std::string& events_dir, std::string_view name);
 
 // The system calls of one session: by name (from the formats, or made up for a call known only
 // by its number) and by number.
@@ -68,6 +74,8 @@ class SyscallTable {
  public:
   // Registers a call from its sys_enter_<name> format; returns it.
   Result<const SyscallSignature*> AddFormat(const RawFormat& format);
+  // Registers a call (ReadSyscallFormat); the first of a name stays. Returns it.
+  const SyscallSignature* Add(SyscallSignature signature);
   // The call `name` ("openat"): the registered one, else one without arguments (a sys_exit_
   // event whose entry was not loaded).
   const SyscallSignature* ByName(std::string_view name);
