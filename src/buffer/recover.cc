@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "buffer/event_words.h"
 #include "buffer/shm_ring.h"
@@ -85,21 +86,39 @@ bool PlausibleHookword(uint64_t hookword) {
   return length % 8 == 0 && length <= 40;
 }
 
+// One region of a ring as recovery reads it: the positions [start, end) are words[p & mask].
+struct RegionView {
+  ShmMapping mapping;  // empty for the first region, which is in the ring's own mapping
+  const uint64_t* words = nullptr;
+  uint64_t mask = 0;
+  uint64_t offset = 0;  // in the file
+  uint64_t start = 0;
+  uint64_t end = 0;
+};
+
 struct RingState {
   std::string file;
   ShmMapping mapping;
   const ShmRingHeader* header = nullptr;
-  const uint64_t* words = nullptr;
-  uint64_t mask = 0;
-  uint64_t position = 0;  // next event to take
-  uint64_t end = 0;       // the committed head
+  std::vector<RegionView> regions;  // those holding positions from `position` on, in order
+  size_t current = 0;               // the region holding `position`
+  uint64_t position = 0;            // next event to take
+  uint64_t end = 0;                 // the committed head
   uint64_t lost_in_log = 0;
   uint64_t last_timestamp = 0;
   uint64_t recovered = 0;
   bool named = false;
   bool ended = false;  // the thread had ended and the log has all its events
 
-  uint64_t WordAt(uint64_t at) const { return words[at & mask]; }
+  // Events never straddle two regions (the producer moves between events), so the words of the
+  // event at `position` are all in the current region, below its end.
+  const RegionView& region() const { return regions[current]; }
+  uint64_t WordAt(uint64_t at) const { return region().words[at & region().mask]; }
+  // Moves to the region holding `position` (after the last event of a region was taken).
+  void Settle() {
+    while (current + 1 < regions.size() && position >= regions[current].end) ++current;
+  }
+  uint64_t FileOffset(uint64_t at) const { return region().offset + (at & region().mask) * 8; }
 };
 
 void AppendEvent(const event::EventFields& fields, std::vector<uint8_t>& out) {
@@ -137,19 +156,123 @@ void AppendWords(uint16_t hook, uint16_t subhook, std::initializer_list<uint64_t
   AppendEvent(fields, out);
 }
 
+// Maps `bytes` of the open file `fd` from `offset`, read-only and private.
+Result<ShmMapping> MapPart(int fd, uint64_t offset, uint64_t bytes, const std::string& file) {
+  void* address = mmap(nullptr, static_cast<size_t>(bytes), PROT_READ, MAP_PRIVATE, fd,
+                       static_cast<off_t>(offset));
+  if (address == MAP_FAILED) {
+    return MakeError("{}: offset 0x{:x}: cannot map {} bytes: {}", file, offset, bytes,
+                     std::strerror(errno));
+  }
+  return ShmMapping(address, static_cast<size_t>(bytes));
+}
+
+// The regions of the ring that hold positions from `ring.position` to `ring.end`, each checked
+// against the file's real size before it is mapped.
+Result<void> OpenRegions(RingState& ring, int fd, uint64_t file_bytes) {
+  const ShmRingHeader& h = *ring.header;
+  const uint32_t count = h.region_count.load(std::memory_order_acquire);
+  if (count == 0 || count > kShmMaxRegions) {
+    return MakeError("{}: offset 0x{:x}: {} regions (a ring has 1 to {})", ring.file,
+                     offsetof(ShmRingHeader, region_count), count, kShmMaxRegions);
+  }
+  struct Taken {
+    size_t index;
+    uint64_t start;
+  };
+  std::vector<Taken> taken;
+  for (size_t i = 0; i < count; ++i) {
+    const ShmRegion& region = h.regions[i];
+    const size_t field = offsetof(ShmRingHeader, regions) + i * sizeof(ShmRegion);
+    const uint64_t start = region.start.load(std::memory_order_acquire);
+    if (start == kShmRegionNotTaken) {
+      if (i == 0) {
+        return MakeError("{}: offset 0x{:x}: the first region is not taken", ring.file,
+                         field + offsetof(ShmRegion, start));
+      }
+      continue;  // offered, never written
+    }
+    const uint64_t capacity = region.capacity_words;
+    if (capacity < RingBuffer::kMinBytes / 8 || capacity > RingBuffer::kMaxBytes / 8 ||
+        !std::has_single_bit(capacity) || region.offset % kShmPage != 0 ||
+        region.offset < kShmPage || region.offset > file_bytes ||
+        capacity * 8 > file_bytes - region.offset) {
+      return MakeError(
+          "{}: offset 0x{:x}: region {} of {} words at file offset 0x{:x} does not fit the "
+          "file's {} bytes",
+          ring.file, field, i, capacity, region.offset, file_bytes);
+    }
+    if (i == 0 && (start != 0 || region.offset != kShmPage || capacity != h.capacity_words)) {
+      return MakeError(
+          "{}: offset 0x{:x}: the first region (position {}, file offset 0x{:x}, {} words) is "
+          "not the ring's own ({} words after the header)",
+          ring.file, field, start, region.offset, capacity, h.capacity_words);
+    }
+    if (!taken.empty() && start <= taken.back().start) {
+      return MakeError("{}: offset 0x{:x}: region {} starts at position {}, not after region {} ({})",
+                       ring.file, field + offsetof(ShmRegion, start), i, start,
+                       taken.back().index, taken.back().start);
+    }
+    taken.push_back({i, start});
+  }
+  if (taken.back().start > ring.end) {
+    return MakeError("{}: offset 0x{:x}: region {} starts at position {}, past the committed "
+                     "position {}",
+                     ring.file,
+                     offsetof(ShmRingHeader, regions) + taken.back().index * sizeof(ShmRegion) +
+                         offsetof(ShmRegion, start),
+                     taken.back().index, taken.back().start, ring.end);
+  }
+  if (ring.position >= ring.end) return Ok();  // nothing to read
+  for (size_t t = 0; t < taken.size(); ++t) {
+    const uint64_t end = t + 1 < taken.size() ? taken[t + 1].start : ring.end;
+    if (end <= ring.position) continue;  // wholly in the log already
+    const ShmRegion& region = h.regions[taken[t].index];
+    const uint64_t from = std::max(taken[t].start, ring.position);
+    const uint64_t capacity = region.capacity_words;
+    if (end - from > capacity) {
+      return MakeError(
+          "{}: offset 0x{:x}: positions {} to {} do not fit region {} ({} words)", ring.file,
+          offsetof(ShmRingHeader, control), from, end, taken[t].index, capacity);
+    }
+    auto mapping = MapPart(fd, region.offset, capacity * 8, ring.file);
+    if (!mapping) return mapping.error();
+    RegionView view;
+    view.words = static_cast<const uint64_t*>(mapping->address());
+    view.mapping = std::move(*mapping);
+    view.mask = capacity - 1;
+    view.offset = region.offset;
+    view.start = taken[t].start;
+    view.end = end;
+    ring.regions.push_back(std::move(view));
+  }
+  ring.current = 0;
+  return Ok();
+}
+
 // Opens one ring file and decides where its unrecovered events start: after the events the log
 // held at checkpoint `seq`.
 Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string& name,
                            uint64_t pid, uint64_t seq) {
   RingState ring;
   ring.file = dir + "/" + name;
-  if (struct stat st{}; fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                        S_ISREG(st.st_mode) && st.st_size == 0) {
+  Fd fd(openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError("{}: cannot open: {}", ring.file, std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return MakeError("{}: not a regular file", ring.file);
+  }
+  const auto file_bytes = static_cast<uint64_t>(st.st_size);
+  if (file_bytes == 0) {
     // The process died between creating and sizing this file: its thread had not recorded yet.
     ring.ended = true;
     return ring;
   }
-  auto mapping = MapForReading(dir_fd, dir, name, kShmPage);
+  if (file_bytes < kShmPage) {
+    return MakeError("{}: offset 0x0: file too short ({} bytes, need {})", ring.file, file_bytes,
+                     kShmPage);
+  }
+  auto mapping = MapPart(fd.get(), 0, kShmPage, ring.file);
   if (!mapping) return mapping.error();
   ring.mapping = std::move(*mapping);
   ring.header = static_cast<const ShmRingHeader*>(ring.mapping.address());
@@ -168,13 +291,10 @@ Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string
     return MakeError("{}: offset 0x10: pid {} (expected {})", ring.file, h.pid, pid);
   const uint64_t capacity = h.capacity_words;
   if (capacity == 0 || !std::has_single_bit(capacity) || capacity > RingBuffer::kMaxBytes / 8 ||
-      ring.mapping.bytes() != kShmPage + capacity * 8) {
-    return MakeError("{}: offset 0x20: ring of {} words does not match the file's {} bytes",
-                     ring.file, capacity, ring.mapping.bytes());
+      capacity * 8 > file_bytes - kShmPage) {
+    return MakeError("{}: offset 0x20: ring of {} words does not fit the file's {} bytes",
+                     ring.file, capacity, file_bytes);
   }
-  ring.words = reinterpret_cast<const uint64_t*>(static_cast<const char*>(ring.mapping.address()) +
-                                                 kShmPage);
-  ring.mask = capacity - 1;
   ring.end = h.control.shared.head.load(std::memory_order_acquire);
   const uint64_t tail = h.control.consumer.tail.load(std::memory_order_acquire);
 
@@ -195,13 +315,12 @@ Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string
   }
   // Circular mode moves the tail past overwritten events; they are counted as lost.
   start = std::max(start, tail);
-  if (start > ring.end || ring.end - start > capacity) {
-    return MakeError(
-        "{}: offset 0x{:x}: committed position {} is not within the ring ({} words "
-        "from {})",
-        ring.file, offsetof(ShmRingHeader, control), ring.end, capacity, start);
+  if (start > ring.end) {
+    return MakeError("{}: offset 0x{:x}: committed position {} is before the drained position {}",
+                     ring.file, offsetof(ShmRingHeader, control), ring.end, start);
   }
   ring.position = start;
+  if (auto regions = OpenRegions(ring, fd.get(), file_bytes); !regions) return regions.error();
   return ring;
 }
 
@@ -210,11 +329,11 @@ Result<RingState> OpenRing(int dir_fd, const std::string& dir, const std::string
 bool TakeEvent(RingState& ring, std::vector<uint8_t>& out, std::vector<std::string>& warnings) {
   const uint64_t hookword = ring.WordAt(ring.position);
   const size_t words = EventWords(hookword);
-  if (!PlausibleHookword(hookword) || words > ring.end - ring.position) {
+  if (!PlausibleHookword(hookword) || words > ring.region().end - ring.position) {
     warnings.push_back(fmt::format(
         "{}: offset 0x{:x}: not a whole event (hookword {:016x}); the rest of this ring ({} words) "
         "is left out",
-        ring.file, kShmPage + (ring.position & ring.mask) * 8, hookword, ring.end - ring.position));
+        ring.file, ring.FileOffset(ring.position), hookword, ring.end - ring.position));
     ring.position = ring.end;
     return false;
   }
@@ -228,6 +347,7 @@ bool TakeEvent(RingState& ring, std::vector<uint8_t>& out, std::vector<std::stri
     ring.last_timestamp = ring.WordAt(ring.position + words - 1);
   }
   ring.position += words;
+  ring.Settle();
   ++ring.recovered;
   return true;
 }
@@ -235,7 +355,7 @@ bool TakeEvent(RingState& ring, std::vector<uint8_t>& out, std::vector<std::stri
 uint64_t OrderingTimestamp(const RingState& ring) {
   const uint64_t hookword = ring.WordAt(ring.position);
   const size_t words = EventWords(hookword);
-  if ((FlagsOf(hookword) & event::kFlagTimestamp) && words <= ring.end - ring.position) {
+  if ((FlagsOf(hookword) & event::kFlagTimestamp) && words <= ring.region().end - ring.position) {
     return ring.WordAt(ring.position + words - 1);
   }
   return ring.last_timestamp;

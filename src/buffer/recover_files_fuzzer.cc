@@ -7,8 +7,10 @@
 // Input: a flags byte, the .proc file's size (2 bytes) and bytes, the ring file's size in pages
 // (1 byte) and its first bytes (the rest of the ring is zero), then the log. Flags bit 0 writes a
 // valid magic, version and pid into the .proc file, bit 1 the same into the ring file, bit 2 a
-// capacity that matches the ring file's size, bit 3 the log's path into the .proc file after its
-// header events, so that the fuzzer reaches past those checks.
+// capacity that matches the ring file's size (and its first region, as a recorder writes it), bit 3
+// the log's path into the .proc file after its header events, so that the fuzzer reaches past those
+// checks; bit 4, with bit 2, splits the file's words into two regions of a grown ring (the second's
+// start position is whatever the input put there).
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -92,7 +94,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Only a power of two of words is a ring: round the file down to one.
     const uint64_t words = std::bit_floor((ring.size() - kShmPage) / 8);
     ring.resize(kShmPage + words * 8);
-    Store(ring, offsetof(ShmRingHeader, capacity_words), words);
+    const bool grown = (flags & 16) && words >= 2 * RingBuffer::kMinBytes / 8;
+    const uint64_t first = grown ? words / 2 : words;
+    Store(ring, offsetof(ShmRingHeader, capacity_words), first);
+    const size_t table = offsetof(ShmRingHeader, regions);
+    Store(ring, offsetof(ShmRingHeader, region_count), uint32_t{grown ? 2u : 1u});
+    Store(ring, table + offsetof(ShmRegion, offset), uint64_t{kShmPage});
+    Store(ring, table + offsetof(ShmRegion, capacity_words), first);
+    Store(ring, table + offsetof(ShmRegion, start), uint64_t{0});
+    if (grown) {
+      Store(ring, table + sizeof(ShmRegion) + offsetof(ShmRegion, offset), kShmPage + first * 8);
+      Store(ring, table + sizeof(ShmRegion) + offsetof(ShmRegion, capacity_words), first);
+    }
   }
 
   fuzz::WriteFile(dir + "/shm/rastrace-4343.proc", proc.data(), proc.size());

@@ -3,7 +3,9 @@
 //
 // The input supplies what a crash (or a damaged disk) could leave: the ring's published positions,
 // lost count, checkpoint slots and released flag, the process checkpoint, the ring's words and the
-// log's bytes. The magic numbers, version and sizes are kept valid so the fuzzer reaches past them.
+// log's bytes; after the ring's words, whether the ring grew into a second region (twice the size,
+// appended to the file), where the producer moved and that region's words. The magic numbers,
+// version and sizes are kept valid so the fuzzer reaches past them.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -87,10 +89,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   r->released.store(static_cast<uint32_t>(in.Word() & 1));
   r->released_after_seq.store(in.Word() % 4);
+  r->regions[0].offset = kShmPage;
+  r->regions[0].capacity_words = kWords;
+  r->regions[0].start.store(0);
+  r->region_count.store(1);
   const size_t words_bytes = in.size < kWords * 8 ? in.size : kWords * 8;
   std::memcpy(ring.data() + kShmPage, in.data, words_bytes);
   in.data += words_bytes;
   in.size -= words_bytes;
+  // A grown ring: a second region after the first, taken at a position from the input (or only
+  // offered), its offset and size sometimes damaged.
+  if (const uint64_t grown = in.Word(); grown & 1) {
+    ShmRegion& second = r->regions[1];
+    second.offset = kShmPage + kWords * 8;
+    second.capacity_words = 2 * kWords;
+    if (grown & 2) second.offset = (grown >> 8) % (kShmPage + 4 * kWords * 8);
+    if (grown & 4) second.capacity_words = (grown >> 32) % (8 * kWords);
+    const uint64_t start = in.Word();
+    second.start.store((grown & 8) ? kShmRegionNotTaken : start % (4 * kWords));
+    r->region_count.store((grown & 16) ? static_cast<uint32_t>(grown >> 40) : 2);
+    ring.resize(kShmPage + 3 * kWords * 8);
+    r = reinterpret_cast<ShmRingHeader*>(ring.data());
+    const size_t second_bytes = in.size < 2 * kWords * 8 ? in.size : 2 * kWords * 8;
+    std::memcpy(ring.data() + kShmPage + kWords * 8, in.data, second_bytes);
+    in.data += second_bytes;
+    in.size -= second_bytes;
+  }
   fuzz::WriteFile(dir + "/shm/rastrace-4242-1.ring", ring.data(), ring.size());
 
   // What is left is the log the process was writing.

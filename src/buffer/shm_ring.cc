@@ -100,29 +100,127 @@ Result<int> OpenShmDirectory(const std::string& dir) {
 
 // ---- ShmRing
 
-ShmRing::ShmRing(ShmMapping mapping, std::shared_ptr<const ShmProcess> process)
-    : mapping_(std::move(mapping)), process_(std::move(process)), owner_(getpid()) {}
-
-ShmRing::~ShmRing() {
-  if (getpid() != owner_ || mapping_.address() == nullptr) return;
-  auto* header = static_cast<ShmRingHeader*>(mapping_.address());
-  header->released_after_seq.store(process_->published_checkpoint(), std::memory_order_relaxed);
-  header->released.store(1, std::memory_order_release);
+ShmRing::ShmRing(ShmMapping mapping, std::shared_ptr<const ShmProcess> process, std::string file)
+    : mapping_(std::move(mapping)),
+      process_(std::move(process)),
+      file_(std::move(file)),
+      owner_(getpid()) {
+  file_bytes_.store(mapping_.bytes(), std::memory_order_relaxed);
 }
 
-RingPlacement ShmRing::placement(bool hold) const {
-  auto* header = static_cast<ShmRingHeader*>(mapping_.address());
+ShmRing::~ShmRing() {
+  if (mapping_.address() == nullptr) return;
+  for (size_t i = 1; i < kShmMaxRegions; ++i) {
+    const ShmRegion& region = header()->regions[i];
+    if (uint64_t* words = words_[i].load(std::memory_order_relaxed); words != nullptr) {
+      munmap(words, region.capacity_words * 8);
+    }
+  }
+  if (getpid() != owner_) return;
+  header()->released_after_seq.store(process_->published_checkpoint(), std::memory_order_relaxed);
+  header()->released.store(1, std::memory_order_release);
+}
+
+RingPlacement ShmRing::placement(bool hold) {
   RingPlacement placement;
   placement.words = reinterpret_cast<uint64_t*>(static_cast<char*>(mapping_.address()) + kShmPage);
-  placement.capacity_words = header->capacity_words;
-  placement.control = &header->control;
+  placement.capacity_words = header()->capacity_words;
+  placement.control = &header()->control;
   placement.hold_until_handed_back = hold;
+  placement.regions = this;
   return placement;
 }
 
 void ShmRing::WriteCheckpoint(const ShmRingCheckpoint& checkpoint) {
-  auto* header = static_cast<ShmRingHeader*>(mapping_.address());
-  header->checkpoint[checkpoint.seq % 2] = checkpoint;
+  header()->checkpoint[checkpoint.seq % 2] = checkpoint;
+}
+
+size_t ShmRing::RegionIndex(const uint64_t* words) const {
+  if (words == reinterpret_cast<const uint64_t*>(static_cast<const char*>(mapping_.address()) +
+                                                 kShmPage)) {
+    return 0;
+  }
+  for (size_t i = 1; i < kShmMaxRegions; ++i) {
+    if (words_[i].load(std::memory_order_acquire) == words) return i;
+  }
+  return kShmMaxRegions;
+}
+
+uint64_t* ShmRing::MapRegion(size_t bytes) {
+  ShmRingHeader& h = *header();
+  // The ring lets one side map at a time; the counters keep two callers apart all the same.
+  const uint32_t index = h.region_count.load(std::memory_order_acquire);
+  auto refuse = [&](const std::string& why) -> uint64_t* {
+    if (!refusal_said_.exchange(true)) {
+      // Said once per ring, with one write: this may run on the hooking thread.
+      const std::string message = fmt::format(
+          "rastrace: {}/{}: cannot grow the ring of thread {} to {} bytes: {} (it keeps its "
+          "size; events it cannot hold are counted lost)\n",
+          process_->dir(), file_, h.thread_id, bytes, why);
+      (void)!write(STDERR_FILENO, message.data(), message.size());
+    }
+    return nullptr;
+  };
+  if (index == 0 || index >= kShmMaxRegions) return refuse("its file has no room for more regions");
+  const uint64_t offset = file_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  const int fd = openat(process_->dir_fd(), file_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return refuse(std::strerror(errno));
+  // Reserved for real before the producer can store there (a full file system must not raise
+  // SIGBUS in the traced program, docs/reliability.md); tmpfs gives the pages now, which is why
+  // the writer offers a region only to a thread that looks like it will need it.
+  if (const int err = posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes));
+      err != 0) {
+    close(fd);
+    return refuse(std::strerror(err));
+  }
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                       static_cast<off_t>(offset));
+  const int err = errno;
+  if (address == MAP_FAILED) {
+    (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                    static_cast<off_t>(bytes));
+    close(fd);
+    return refuse(std::strerror(err));
+  }
+  close(fd);
+  ShmRegion& region = h.regions[index];
+  region.offset = offset;
+  region.capacity_words = bytes / 8;
+  region.released.store(0, std::memory_order_relaxed);
+  region.start.store(kShmRegionNotTaken, std::memory_order_relaxed);
+  auto* words = static_cast<uint64_t*>(address);
+  words_[index].store(words, std::memory_order_release);
+  // The entry is complete before it is counted: a recovery never reads a half-made one.
+  h.region_count.store(index + 1, std::memory_order_release);
+  return words;
+}
+
+void ShmRing::RegionTaken(const uint64_t* words, uint64_t start) {
+  const size_t index = RegionIndex(words);
+  if (index == kShmMaxRegions) return;  // not ours: cannot happen
+  // Before the producer publishes any event there (its head's release store comes after).
+  header()->regions[index].start.store(start, std::memory_order_release);
+}
+
+void ShmRing::ReleaseRegion(uint64_t* words, size_t bytes) {
+  const size_t index = RegionIndex(words);
+  if (index == kShmMaxRegions) return;
+  ShmRegion& region = header()->regions[index];
+  // Every position in it was handed back after a published checkpoint: the log has them, and a
+  // recovery starts past them. Its memory goes back to the file system.
+  region.released.store(1, std::memory_order_release);
+  if (getpid() == owner_) {
+    if (const int fd = openat(process_->dir_fd(), file_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        fd >= 0) {
+      (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                      static_cast<off_t>(region.offset), static_cast<off_t>(bytes));
+      close(fd);
+    }
+  }
+  if (index != 0) {
+    words_[index].store(nullptr, std::memory_order_release);
+    munmap(words, bytes);
+  }
 }
 
 // ---- ShmProcess
@@ -184,11 +282,15 @@ Result<std::unique_ptr<ShmRing>> ShmProcess::CreateRing(size_t capacity_bytes, M
   header->pid = static_cast<uint64_t>(pid_);
   header->thread_id = thread_id;
   header->capacity_words = bytes / 8;
+  header->regions[0].offset = kShmPage;
+  header->regions[0].capacity_words = bytes / 8;
+  header->regions[0].start.store(0, std::memory_order_relaxed);
+  header->region_count.store(1, std::memory_order_relaxed);
   std::memcpy(header->name, name.data(), std::min(name.size(), sizeof header->name - 1));
   // Touching every page now keeps page faults off the hot path (as the heap ring does).
   std::memset(static_cast<char*>(mapping->address()) + kShmPage, 0, bytes);
   std::atomic_ref<uint64_t>(header->magic).store(kShmRingMagic, std::memory_order_release);
-  return std::make_unique<ShmRing>(std::move(*mapping), shared_from_this());
+  return std::make_unique<ShmRing>(std::move(*mapping), shared_from_this(), file);
 }
 
 uint64_t ShmProcess::next_checkpoint() const {

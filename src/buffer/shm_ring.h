@@ -9,10 +9,18 @@
 // Rings hold drained space until the checkpoint is published (RingBuffer::HandBack), so a
 // recovery takes the log up to the checkpoint and each ring from its checkpointed position: every
 // committed event exactly once.
+//
+// Growth (docs/reliability.md, "Rings that grow"): a ring file is its thread's ring as a table of
+// regions, the first right after the header, each grown one appended to the same file (a region
+// twice the size of the last, its space reserved when it is offered) and recorded in the table
+// with the position where the producer moved into it, before any event is published there. A
+// region the writer has left and handed back is punched out of the file, so the file's memory
+// follows the ring's, not the sum of its sizes.
 #pragma once
 
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -29,8 +37,25 @@ namespace rastrace::buffer {
 // Stored as native words: the bytes found tell a recovery the recording machine's byte order.
 inline constexpr uint64_t kShmProcessMagic = 0x52415354'50524F43;  // "RASTPROC"
 inline constexpr uint64_t kShmRingMagic = 0x52415354'52494E47;     // "RASTRING"
-inline constexpr uint32_t kShmLayoutVersion = 1;
+inline constexpr uint32_t kShmLayoutVersion = 2;
 inline constexpr size_t kShmPage = 4096;
+// A ring's regions: the first, and one per doubling (at least 4 KiB, at most RingBuffer::kMaxBytes,
+// so at most 22 doublings).
+inline constexpr size_t kShmMaxRegions = 24;
+// ShmRegion::start of a region the producer has not moved into.
+inline constexpr uint64_t kShmRegionNotTaken = ~uint64_t{0};
+
+// One region of a ring's words in its file.
+struct ShmRegion {
+  uint64_t offset;          // of its first word in the file: a multiple of kShmPage
+  uint64_t capacity_words;  // a power of two
+  // The first ring position stored here (0 for the first region), stored by the producer before
+  // it publishes an event there; kShmRegionNotTaken while only offered. Word p of the ring, for
+  // positions from this start to the next taken region's, is words[p % capacity_words].
+  std::atomic<uint64_t> start;
+  std::atomic<uint32_t> released;  // the writer handed back every position in it (punched out)
+  uint32_t reserved;
+};
 
 // What a checkpoint remembers about one ring.
 struct ShmRingCheckpoint {
@@ -56,6 +81,11 @@ struct ShmRingHeader {
   uint32_t reserved;
   ShmRingCheckpoint checkpoint[2];  // slot seq % 2
   alignas(kCacheLine) RingControl control;
+  // regions[0, region_count): regions[0] is the first (offset kShmPage, capacity_words, start 0);
+  // the others in the order they were mapped, which is the order they are taken in.
+  std::atomic<uint32_t> region_count;
+  uint32_t reserved2;
+  ShmRegion regions[kShmMaxRegions];
 };
 static_assert(sizeof(ShmRingHeader) <= kShmPage);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
@@ -94,25 +124,45 @@ class ShmMapping {
 
 class ShmProcess;
 
-// One thread's ring file.
-class ShmRing {
+// One thread's ring file. As the ring's RegionSource it grows the file: each region the ring asks
+// for is appended to the file (space reserved, mapped shared) and entered in the header's table.
+class ShmRing final : public RegionSource {
  public:
-  ShmRing(ShmMapping mapping, std::shared_ptr<const ShmProcess> process);
+  ShmRing(ShmMapping mapping, std::shared_ptr<const ShmProcess> process, std::string file);
   ShmRing(const ShmRing&) = delete;
   ShmRing& operator=(const ShmRing&) = delete;
   // In the process that created it, marks the ring released (its thread is gone and every event
-  // was handed to the writer); a forked child's copy leaves the parent's file alone.
+  // was handed to the writer); a forked child's copy leaves the parent's file alone. Unmaps the
+  // grown regions either way.
   ~ShmRing();
 
-  // Where the RingBuffer lives; `hold` keeps drained space until HandBack.
-  RingPlacement placement(bool hold) const;
+  // Where the RingBuffer lives; `hold` keeps drained space until HandBack. The ring grows through
+  // this object (alternate and blocking modes, up to its growth limit).
+  RingPlacement placement(bool hold);
   // Writer thread: this ring's part of checkpoint `seq`, before ShmProcess::PublishCheckpoint.
   void WriteCheckpoint(const ShmRingCheckpoint& checkpoint);
 
+  // RegionSource, called by the ring on its cold paths. A region that cannot be had (the file
+  // system is full, the table is full) is nullptr: the ring keeps its size and counts what it
+  // drops, and the first refusal is said on standard error.
+  uint64_t* MapRegion(size_t bytes) override;
+  void RegionTaken(const uint64_t* words, uint64_t start) override;
+  void ReleaseRegion(uint64_t* words, size_t bytes) override;
+
  private:
-  ShmMapping mapping_;
+  ShmRingHeader* header() const { return static_cast<ShmRingHeader*>(mapping_.address()); }
+  // The table entry whose words are at `words`; kShmMaxRegions when none.
+  size_t RegionIndex(const uint64_t* words) const;
+
+  ShmMapping mapping_;  // the header and the first region
   std::shared_ptr<const ShmProcess> process_;  // kept: a ring may outlive its session's object
+  std::string file_;                           // its name in the process's directory
   pid_t owner_;
+  // The grown regions' mappings, by table entry (entry 0 is in mapping_). An entry is filled by
+  // the side that maps it (the ring lets one side map at a time) and emptied by the consumer.
+  std::array<std::atomic<uint64_t*>, kShmMaxRegions> words_{};
+  std::atomic<uint64_t> file_bytes_{0};  // where the next region goes
+  std::atomic<bool> refusal_said_{false};
 };
 
 // One process's files in DIR.
@@ -128,6 +178,8 @@ class ShmProcess : public std::enable_shared_from_this<ShmProcess> {
   ~ShmProcess();
 
   ShmProcess(std::string dir, int dir_fd, ShmMapping mapping);
+  // The directory, for the rings' regions.
+  int dir_fd() const { return dir_fd_; }
   // Creates, sizes and maps the ring file of a thread (at least kMinBytes, a power of two). Safe
   // from any thread.
   Result<std::unique_ptr<ShmRing>> CreateRing(size_t capacity_bytes, Mode mode, uint64_t thread_id,

@@ -3,6 +3,7 @@
 #include "buffer/shm_ring.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -282,6 +283,145 @@ TEST_F(ShmRingTest, ARingThatDoesNotFitTheFileSystemIsRefusedAtCreation) {
   if (result.unavailable) GTEST_SKIP() << *result.unavailable;
   ASSERT_TRUE(WIFEXITED(result.status)) << "killed by signal " << WTERMSIG(result.status);
   EXPECT_EQ(WEXITSTATUS(result.status), 0);
+}
+
+// The writer's rounds until the ring has nothing published left (a round stops at a move into a
+// grown region until everything before it is read).
+static void DrainAll(RingBuffer& ring, event::LogWriter& log) {
+  for (int round = 0; round < 8 && ring.head() != ring.tail(); ++round) {
+    const uint64_t end = ring.head();
+    std::vector<uint8_t> bytes((end - ring.tail()) * 8);
+    ring.CopyOut(ring.tail(), end - ring.tail(), bytes.data());
+    ASSERT_TRUE(log.WriteEncoded(bytes));
+    ASSERT_TRUE(log.Flush());
+    ring.Release(end);
+  }
+  ASSERT_EQ(ring.head(), ring.tail());
+}
+
+std::vector<uint64_t> Sequence(uint64_t first, uint64_t last) {
+  std::vector<uint64_t> seqs;
+  for (uint64_t seq = first; seq <= last; ++seq) seqs.push_back(seq);
+  return seqs;
+}
+
+// 512-byte blocks the file holds (tmpfs and ext4 free a punched range's blocks).
+uint64_t AllocatedBytes(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0);
+  return static_cast<uint64_t>(st.st_blocks) * 512;
+}
+
+// A ring in a file grows like a ring in memory: into a region the writer offered, then into one
+// the producer maps itself, each appended to the ring's file and entered in its table. A process
+// killed at any point after that is recovered whole: the log up to the checkpoint, then the events
+// still in the regions, across the moves. A region the writer left and handed back is punched out
+// of the file. Without growth (the file's ring keeping its 4 KiB) events 229-400 would be lost.
+TEST_F(ShmRingTest, AGrownRingIsRecoveredWholeAcrossItsRegions) {
+  Recording r;
+  ASSERT_NO_FATAL_FAILURE(Start(r));
+  RingBuffer& ring = *r.ring;
+  ring.set_growth_limit(16384);  // the producer may map the next region itself
+  const std::string ring_path = shm_ + "/rastrace-" + std::to_string(getpid()) + "-1.ring";
+
+  // 4 KiB: 128 events of 32 bytes. 1-100 reach the log and are handed back.
+  for (uint64_t seq = 1; seq <= 100; ++seq) Write(ring, seq);
+  ASSERT_NO_FATAL_FAILURE(DrainAll(ring, *r.log));
+  r.file->WriteCheckpoint({1, ring.tail(), 0, 0});
+  r.process->PublishCheckpoint(1, r.log->bytes_written());
+  ring.HandBack();
+  // 101-228 fill the first region; the writer offers 8 KiB, 229 moves there; 357 finds it full
+  // too (200 events unread) and the producer maps 16 KiB itself.
+  for (uint64_t seq = 101; seq <= 228; ++seq) Write(ring, seq);
+  ASSERT_TRUE(ring.OfferGrowth(16384));
+  for (uint64_t seq = 229; seq <= 400; ++seq) Write(ring, seq);
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(fs::file_size(ring_path), kShmPage + 4096 + 8192 + 16384);
+  uint64_t cuts = 0;
+  EXPECT_EQ(Recovered(&cuts), Sequence(1, 400));  // killed here: three regions
+  EXPECT_EQ(cuts, 1u);
+
+  // Drained (the writer follows both moves), killed before the checkpoint is published: the log
+  // has 1-400 beyond the checkpoint's size, and the regions still hold 101-400.
+  ASSERT_NO_FATAL_FAILURE(DrainAll(ring, *r.log));
+  EXPECT_EQ(ring.growths(), 2u);
+  r.file->WriteCheckpoint({2, ring.tail(), 0, 0});
+  EXPECT_EQ(Recovered(), Sequence(1, 400));
+
+  // Published and handed back: the first two regions go back to the file system.
+  r.process->PublishCheckpoint(2, r.log->bytes_written());
+  const uint64_t before = AllocatedBytes(ring_path);
+  ring.HandBack();
+  EXPECT_LE(AllocatedBytes(ring_path), before - 4096 - 8192);
+  for (uint64_t seq = 401; seq <= 450; ++seq) Write(ring, seq);
+  EXPECT_EQ(Recovered(), Sequence(1, 450));
+}
+
+// A damaged region table: each field that cannot be true of the file is named with the file and
+// its offset, and that ring is left out; nothing is read outside the file.
+TEST_F(ShmRingTest, ADamagedRegionTableIsReportedWithItsOffset) {
+  Recording r;
+  ASSERT_NO_FATAL_FAILURE(Start(r));
+  RingBuffer& ring = *r.ring;
+  ring.set_growth_limit(16384);
+  for (uint64_t seq = 1; seq <= 300; ++seq) Write(ring, seq);  // 4 KiB, then 8 KiB, then 16 KiB
+  ASSERT_EQ(Recovered(), Sequence(1, 300));
+  const std::string ring_path = shm_ + "/rastrace-" + std::to_string(getpid()) + "-1.ring";
+  const uint64_t file_bytes = kShmPage + 4096 + 8192 + 16384;
+  ASSERT_EQ(fs::file_size(ring_path), file_bytes);
+
+  auto poke = [&](size_t offset, uint64_t value) {
+    const int fd = open(ring_path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(pwrite(fd, &value, sizeof value, static_cast<off_t>(offset)), 8);
+    close(fd);
+  };
+  auto warning = [&]() -> std::string {
+    RecoverOptions options;
+    options.dir = shm_;
+    options.output = dir_ + "/recovered";
+    options.force = true;
+    auto summary = Recover(options);
+    EXPECT_TRUE(summary) << summary.error().message;
+    if (!summary || summary->warnings.size() != 1) return "(not one warning)";
+    return summary->warnings[0];
+  };
+  const auto entry = [](size_t i) { return offsetof(ShmRingHeader, regions) + i * sizeof(ShmRegion); };
+  const auto hex = [](size_t offset) { return fmt::format("0x{:x}", offset); };
+
+  // A region beyond the end of the file.
+  poke(entry(2) + offsetof(ShmRegion, offset), uint64_t{1} << 40);
+  EXPECT_EQ(warning(), ring_path + ": offset " + hex(entry(2)) +
+                           ": region 2 of 2048 words at file offset 0x10000000000 does not fit "
+                           "the file's " + std::to_string(file_bytes) +
+                           " bytes; this ring is left out");
+  poke(entry(2) + offsetof(ShmRegion, offset), kShmPage + 4096 + 8192);
+
+  // A region that starts before the one it follows.
+  poke(entry(2) + offsetof(ShmRegion, start), 4);
+  EXPECT_EQ(warning(), ring_path + ": offset " + hex(entry(2) + offsetof(ShmRegion, start)) +
+                           ": region 2 starts at position 4, not after region 1 (512); this ring "
+                           "is left out");
+  poke(entry(2) + offsetof(ShmRegion, start), 0);  // 0 comes before region 1's start as well
+  EXPECT_NE(warning().find("region 2 starts at position 0, not after region 1"), std::string::npos);
+  poke(entry(2) + offsetof(ShmRegion, start), uint64_t{1} << 50);
+  EXPECT_NE(warning().find("past the committed position 1200"), std::string::npos);
+  poke(entry(2) + offsetof(ShmRegion, start), 256 * 4);  // as it was: 256 events before it
+  ASSERT_EQ(Recovered(), Sequence(1, 300));
+
+  // More regions than a table holds.
+  poke(offsetof(ShmRingHeader, region_count), 1000);
+  EXPECT_EQ(warning(), ring_path + ": offset " + hex(offsetof(ShmRingHeader, region_count)) +
+                           ": 1000 regions (a ring has 1 to 24); this ring is left out");
+  poke(offsetof(ShmRingHeader, region_count), 3);
+
+  // The file cut inside its last region (a disk that lost its tail).
+  fs::resize_file(ring_path, file_bytes - 4096);
+  EXPECT_EQ(warning(), ring_path + ": offset " + hex(entry(2)) +
+                           ": region 2 of 2048 words at file offset 0x" +
+                           fmt::format("{:x}", kShmPage + 4096 + 8192) +
+                           " does not fit the file's " + std::to_string(file_bytes - 4096) +
+                           " bytes; this ring is left out");
 }
 
 TEST_F(ShmRingTest, EmptyDirectoryIsAnError) {

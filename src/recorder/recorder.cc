@@ -276,13 +276,17 @@ void Recorder::TendRingGrowth(Session& s, bool offer) {
     // Mapped, not allocated: the writer's rounds stay off the allocator (fork safety), and the
     // region costs no memory until the producer moves to it.
     if (offer && !slot->retired.load(std::memory_order_relaxed)) {
-      ring.OfferGrowth(s.options.buffer_max_bytes);
+      // The thread looks like it will move: its ring is a quarter full, or it grew before.
+      const bool needs_room =
+          ring.growths() > 0 || ring.unread_words() * 8 >= ring.read_capacity_bytes() / 4;
+      // A flight-recorder file's region takes its memory when it is offered (its space is
+      // reserved then, so that a full file system cannot fault the hooks): it is offered only to
+      // a thread that looks like it will need it.
+      if (!slot->shm || needs_room) ring.OfferGrowth(s.options.buffer_max_bytes);
       // The offer's pages are faulted in here, off the hook's path, once the thread looks like it
-      // will move there: its ring is a quarter full, or it grew before. Not sooner: a thread
-      // that never outruns the writer should not pay memory for a region it never takes.
-      if (ring.growths() > 0 || ring.unread_words() * 8 >= ring.read_capacity_bytes() / 4) {
-        ring.PopulateOffer();
-      }
+      // will move there. Not sooner: a thread that never outruns the writer should not pay
+      // memory for a region it never takes.
+      if (needs_room) ring.PopulateOffer();
     }
   }
 }
@@ -470,9 +474,10 @@ buffer::RingBuffer* Recorder::RegisterThread() {
                    : std::make_unique<ThreadSlot>(bytes, mode, tid);
   slot->name = name;
   // The thread maps a larger ring itself when it finds its ring full and the writer has offered
-  // none; the first is offered now, so that this thread does not have to.
+  // none; the first is offered now, so that this thread does not have to (not for a ring in a
+  // file, whose offer would take its memory at once: the writer offers when the ring fills).
   slot->ring.set_growth_limit(max_bytes);
-  slot->ring.OfferGrowth(max_bytes);
+  if (!slot->shm) slot->ring.OfferGrowth(max_bytes);
   ThreadSlot* raw = slot.get();
   {
     std::lock_guard lock(slots_mutex_);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rastrace/trchk.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -367,6 +368,35 @@ TEST_F(RecorderTest, AThreadMayGrowFromItsFirstHook) {
   EXPECT_EQ(totals.ring_growths, 1u);
   EXPECT_EQ(totals.largest_ring_bytes, 8192u);
   EXPECT_EQ(WithHook(events, 0x0500).size(), 190u);
+}
+
+// Rings in flight-recorder files (the default of `rastrace record`) grow as rings in memory do:
+// a burst fifteen times the ring's size, far faster than the writer's rounds, loses nothing;
+// the same burst into a file ring that keeps its size loses most of it.
+TEST_F(RecorderTest, AFlightRecorderRingGrowsUnderLoadAndLosesNothing) {
+  const std::string shm = dir_.File("shm");
+  ASSERT_EQ(mkdir(shm.c_str(), 0700), 0);
+  // 1,500 events of 40 bytes: 60,000 bytes, from a 4 KiB ring that may reach 64 KiB.
+  auto burst = [] {
+    std::thread thread([] {
+      for (uint64_t i = 0; i < 1500; ++i) TRCHKL2T(0x05000000, 0, i);
+    });
+    thread.join();
+  };
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --buffer-max 64K --shm-path " + shm)));
+  burst();
+  SessionTotals totals;
+  auto events = StopAndRead(&totals);
+  EXPECT_EQ(totals.events_lost, 0u);
+  EXPECT_GE(totals.ring_growths, 1u);
+  EXPECT_EQ(WithHook(events, 0x0500).size(), 1500u);
+
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --shm-path " + shm)));  // fixed, as before
+  burst();
+  events = StopAndRead(&totals);
+  EXPECT_EQ(totals.ring_growths, 0u);
+  EXPECT_GT(totals.events_lost, 0u) << "the test did not overload the ring";
+  EXPECT_EQ(WithHook(events, 0x0500).size() + totals.events_lost, 1500u);
 }
 
 // -T alone keeps the AIX meaning: the ring has that size, however far the writer falls behind.

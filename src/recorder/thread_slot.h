@@ -14,7 +14,8 @@ namespace rastrace::recorder {
 struct ThreadSlot {
   ThreadSlot(size_t buffer_bytes, buffer::Mode mode, uint64_t thread_id)
       : ring(buffer_bytes, mode, thread_id) {}
-  // A ring in a flight-recorder file (--shm-path): it holds drained space until a checkpoint.
+  // A ring in a flight-recorder file (--shm-path): it holds drained space until a checkpoint and
+  // grows through the file (buffer::ShmRing is its RegionSource).
   ThreadSlot(std::unique_ptr<buffer::ShmRing> file, buffer::Mode mode, uint64_t thread_id)
       : ring(file->placement(/*hold=*/true), mode, thread_id), shm(std::move(file)) {}
 

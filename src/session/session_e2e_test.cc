@@ -501,6 +501,13 @@ TEST_F(SessionE2E, KilledProcessLosesNothingItCommitted) {
   ExpectKilledProcessKeepsEverything(*this, "alternate", {}, "50000");
 }
 
+TEST_F(SessionE2E, KilledProcessWhoseRingGrewLosesNothingItCommitted) {
+  // 600,000 hooks (24 MB) in a burst: the 4 MiB ring in its file grows to 32 MiB (each region
+  // appended to the file), and the daemon recovers what the writer had not drained across the
+  // regions. Rings in files kept their size before, and lost what the writer did not keep up with.
+  ExpectKilledProcessKeepsEverything(*this, "grown", {}, "600000");
+}
+
 TEST_F(SessionE2E, KilledProcessInCircularModeLosesNothingItCommitted) {
   // Circular mode writes nothing before the end: every event comes from the rings.
   ExpectKilledProcessKeepsEverything(*this, "circular", {"-l"}, "20000");
