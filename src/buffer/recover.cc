@@ -209,19 +209,20 @@ Result<void> OpenRegions(RingState& ring, int fd, uint64_t file_bytes) {
           ring.file, field, start, region.offset, capacity, h.capacity_words);
     }
     if (!taken.empty() && start <= taken.back().start) {
-      return MakeError("{}: offset 0x{:x}: region {} starts at position {}, not after region {} ({})",
-                       ring.file, field + offsetof(ShmRegion, start), i, start,
-                       taken.back().index, taken.back().start);
+      return MakeError(
+          "{}: offset 0x{:x}: region {} starts at position {}, not after region {} ({})", ring.file,
+          field + offsetof(ShmRegion, start), i, start, taken.back().index, taken.back().start);
     }
     taken.push_back({i, start});
   }
   if (taken.back().start > ring.end) {
-    return MakeError("{}: offset 0x{:x}: region {} starts at position {}, past the committed "
-                     "position {}",
-                     ring.file,
-                     offsetof(ShmRingHeader, regions) + taken.back().index * sizeof(ShmRegion) +
-                         offsetof(ShmRegion, start),
-                     taken.back().index, taken.back().start, ring.end);
+    return MakeError(
+        "{}: offset 0x{:x}: region {} starts at position {}, past the committed "
+        "position {}",
+        ring.file,
+        offsetof(ShmRingHeader, regions) + taken.back().index * sizeof(ShmRegion) +
+            offsetof(ShmRegion, start),
+        taken.back().index, taken.back().start, ring.end);
   }
   if (ring.position >= ring.end) return Ok();  // nothing to read
   for (size_t t = 0; t < taken.size(); ++t) {
@@ -231,9 +232,9 @@ Result<void> OpenRegions(RingState& ring, int fd, uint64_t file_bytes) {
     const uint64_t from = std::max(taken[t].start, ring.position);
     const uint64_t capacity = region.capacity_words;
     if (end - from > capacity) {
-      return MakeError(
-          "{}: offset 0x{:x}: positions {} to {} do not fit region {} ({} words)", ring.file,
-          offsetof(ShmRingHeader, control), from, end, taken[t].index, capacity);
+      return MakeError("{}: offset 0x{:x}: positions {} to {} do not fit region {} ({} words)",
+                       ring.file, offsetof(ShmRingHeader, control), from, end, taken[t].index,
+                       capacity);
     }
     auto mapping = MapPart(fd, region.offset, capacity * 8, ring.file);
     if (!mapping) return mapping.error();

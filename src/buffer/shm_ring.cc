@@ -136,8 +136,8 @@ void ShmRing::WriteCheckpoint(const ShmRingCheckpoint& checkpoint) {
 }
 
 size_t ShmRing::RegionIndex(const uint64_t* words) const {
-  if (words == reinterpret_cast<const uint64_t*>(static_cast<const char*>(mapping_.address()) +
-                                                 kShmPage)) {
+  if (words ==
+      reinterpret_cast<const uint64_t*>(static_cast<const char*>(mapping_.address()) + kShmPage)) {
     return 0;
   }
   for (size_t i = 1; i < kShmMaxRegions; ++i) {
@@ -173,8 +173,8 @@ uint64_t* ShmRing::MapRegion(size_t bytes) {
     close(fd);
     return refuse(std::strerror(err));
   }
-  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                       static_cast<off_t>(offset));
+  void* address =
+      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   const int err = errno;
   if (address == MAP_FAILED) {
     (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),

@@ -154,7 +154,7 @@ class ShmRing final : public RegionSource {
   // The table entry whose words are at `words`; kShmMaxRegions when none.
   size_t RegionIndex(const uint64_t* words) const;
 
-  ShmMapping mapping_;  // the header and the first region
+  ShmMapping mapping_;                         // the header and the first region
   std::shared_ptr<const ShmProcess> process_;  // kept: a ring may outlive its session's object
   std::string file_;                           // its name in the process's directory
   pid_t owner_;

@@ -64,6 +64,12 @@ class ShmRingTest : public ::testing::Test {
     ASSERT_TRUE(log.Flush());
     ring.Release(end);
   }
+  // The writer's rounds until the ring has nothing published left (a round stops at a move into
+  // a grown region until everything before it is read).
+  static void DrainAll(RingBuffer& ring, event::LogWriter& log) {
+    for (int round = 0; round < 8 && ring.head() != ring.tail(); ++round) Drain(ring, log);
+    ASSERT_EQ(ring.head(), ring.tail());
+  }
   // What a recorder has when its process records: the process file, one 4 KiB ring file and the
   // ring in it, and the log holding the header.
   struct Recording {
@@ -285,20 +291,6 @@ TEST_F(ShmRingTest, ARingThatDoesNotFitTheFileSystemIsRefusedAtCreation) {
   EXPECT_EQ(WEXITSTATUS(result.status), 0);
 }
 
-// The writer's rounds until the ring has nothing published left (a round stops at a move into a
-// grown region until everything before it is read).
-static void DrainAll(RingBuffer& ring, event::LogWriter& log) {
-  for (int round = 0; round < 8 && ring.head() != ring.tail(); ++round) {
-    const uint64_t end = ring.head();
-    std::vector<uint8_t> bytes((end - ring.tail()) * 8);
-    ring.CopyOut(ring.tail(), end - ring.tail(), bytes.data());
-    ASSERT_TRUE(log.WriteEncoded(bytes));
-    ASSERT_TRUE(log.Flush());
-    ring.Release(end);
-  }
-  ASSERT_EQ(ring.head(), ring.tail());
-}
-
 std::vector<uint64_t> Sequence(uint64_t first, uint64_t last) {
   std::vector<uint64_t> seqs;
   for (uint64_t seq = first; seq <= last; ++seq) seqs.push_back(seq);
@@ -386,15 +378,17 @@ TEST_F(ShmRingTest, ADamagedRegionTableIsReportedWithItsOffset) {
     if (!summary || summary->warnings.size() != 1) return "(not one warning)";
     return summary->warnings[0];
   };
-  const auto entry = [](size_t i) { return offsetof(ShmRingHeader, regions) + i * sizeof(ShmRegion); };
+  const auto entry = [](size_t i) {
+    return offsetof(ShmRingHeader, regions) + i * sizeof(ShmRegion);
+  };
   const auto hex = [](size_t offset) { return fmt::format("0x{:x}", offset); };
 
   // A region beyond the end of the file.
   poke(entry(2) + offsetof(ShmRegion, offset), uint64_t{1} << 40);
   EXPECT_EQ(warning(), ring_path + ": offset " + hex(entry(2)) +
                            ": region 2 of 2048 words at file offset 0x10000000000 does not fit "
-                           "the file's " + std::to_string(file_bytes) +
-                           " bytes; this ring is left out");
+                           "the file's " +
+                           std::to_string(file_bytes) + " bytes; this ring is left out");
   poke(entry(2) + offsetof(ShmRegion, offset), kShmPage + 4096 + 8192);
 
   // A region that starts before the one it follows.
@@ -417,11 +411,10 @@ TEST_F(ShmRingTest, ADamagedRegionTableIsReportedWithItsOffset) {
 
   // The file cut inside its last region (a disk that lost its tail).
   fs::resize_file(ring_path, file_bytes - 4096);
-  EXPECT_EQ(warning(), ring_path + ": offset " + hex(entry(2)) +
-                           ": region 2 of 2048 words at file offset 0x" +
-                           fmt::format("{:x}", kShmPage + 4096 + 8192) +
-                           " does not fit the file's " + std::to_string(file_bytes - 4096) +
-                           " bytes; this ring is left out");
+  EXPECT_EQ(warning(),
+            ring_path + ": offset " + hex(entry(2)) + ": region 2 of 2048 words at file offset 0x" +
+                fmt::format("{:x}", kShmPage + 4096 + 8192) + " does not fit the file's " +
+                std::to_string(file_bytes - 4096) + " bytes; this ring is left out");
 }
 
 TEST_F(ShmRingTest, EmptyDirectoryIsAnError) {
