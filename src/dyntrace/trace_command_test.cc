@@ -427,7 +427,13 @@ TEST_F(TraceCommandTest, AttachToARunningProgramThenTraceOffLeavesItRunning) {
   auto twice = RunCommand({Bin("trace"), "on", "sample.tsf", "-p", std::to_string(program)}, dir_);
   EXPECT_EQ(twice.exit_code, 1);
   EXPECT_NE(twice.err.find("is already traced"), std::string::npos) << twice.err;
-  // A few iterations traced, then detached; a few more show the program still runs.
+  // A few iterations traced (counted from now: lines printed while trace on attached, still in
+  // the pipe, are taken first), then detached; a few more show the program still runs.
+  for (pollfd pfd{out_pipe[0], POLLIN, 0}; poll(&pfd, 1, 0) > 0; pfd.revents = 0) {
+    char c;
+    if (read(out_pipe[0], &c, 1) != 1) break;
+    output.push_back(c);
+  }
   ASSERT_TRUE(ReadLines(out_pipe[0], 3, output)) << output;
   auto off = RunCommand({Bin("trace"), "off"}, dir_);
   EXPECT_EQ(off.exit_code, 0) << off.err;
