@@ -9,7 +9,7 @@
 // What happens when an event does not fit depends on the mode (as AIX trace):
 //  - alternate: the event is dropped and counted; the writer drains the ring while tracing runs;
 //  - circular:  the oldest whole events are overwritten and counted, a block (an eighth of the
-//               ring, at most 64 KiB) at a time; the ring is drained once, after the producer
+//               ring, at most 1 MiB) at a time; the ring is drained once, after the producer
 //               has stopped;
 //  - single:    the event is dropped and counted and the ring reports itself full, which ends
 //               tracing; the ring is drained once, after the producer has stopped;
@@ -115,9 +115,14 @@ class RingBuffer {
   // Blocking mode: how long a producer waits for a writer that makes no progress.
   static constexpr std::chrono::milliseconds kBlockingPatience{500};
   // Circular mode overwrites the oldest events a block at a time: an eighth of the ring (so that at
-  // stop it still holds at least seven eighths of its size of the newest events), at most 64 KiB.
+  // stop it still holds at least seven eighths of its size of the newest events), at most
+  // kCircularBlockMaxBytes. The hook that crosses a block boundary takes the slow path (it notes
+  // the block start and overwrites the oldest block): with 64 KiB blocks that was one 64-byte hook
+  // in 1024, which made it the p99.9 of single hooks (docs/performance.md, "The hook end to end");
+  // with a 4 MiB ring's 512 KiB blocks it is one in 8192, with 1 MiB blocks one in 16384.
+  static constexpr size_t kCircularBlockMaxBytes = size_t{1} << 20;
   static constexpr size_t CircularBlockWords(size_t capacity_words) {
-    return std::min<size_t>(capacity_words / 8, size_t{64} << 10 >> 3);
+    return std::min<size_t>(capacity_words / 8, kCircularBlockMaxBytes / 8);
   }
 
   // `capacity_bytes` is clamped to [kMinBytes, kMaxBytes] and rounded up to a power of two. The

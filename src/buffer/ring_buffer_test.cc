@@ -112,6 +112,27 @@ TEST(RingBufferTest, CircularOverwritesTheOldestBlockAtOnce) {
   EXPECT_EQ(seqs.back(), 144u);
 }
 
+// A 4 MiB flight recorder overwrites an eighth of itself (512 KiB) at a time, not 64 KiB as it
+// did when the hook crossing each block boundary was one in 1024 (the p99.9 of single hooks);
+// the blocks stop growing at 1 MiB.
+TEST(RingBufferTest, CircularBlocksAreAnEighthOfTheRingUpTo1MiB) {
+  EXPECT_EQ(RingBuffer::CircularBlockWords((size_t{16} << 20) / 8), (size_t{1} << 20) / 8);
+  RingBuffer ring(size_t{4} << 20, Mode::kCircular, kTid);
+  constexpr uint64_t kEvents = (uint64_t{4} << 20) / 32;  // 4-word events
+  for (uint64_t i = 0; i < kEvents; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  EXPECT_EQ(ring.lost(), 0u);
+  ASSERT_TRUE(WriteSeq(ring, kEvents));
+  constexpr uint64_t kBlockEvents = (uint64_t{512} << 10) / 32;
+  EXPECT_EQ(ring.lost(), kBlockEvents);
+  EXPECT_EQ(ring.tail(), kBlockEvents * 4);
+  for (uint64_t i = kEvents + 1; i < kEvents + kBlockEvents; ++i) ASSERT_TRUE(WriteSeq(ring, i));
+  EXPECT_EQ(ring.lost(), kBlockEvents);
+  const std::vector<uint64_t> seqs = DrainRound(ring);
+  ASSERT_EQ(seqs.size(), kEvents);
+  EXPECT_EQ(seqs.front(), kBlockEvents);
+  EXPECT_EQ(seqs.back(), kEvents + kBlockEvents - 1);
+}
+
 // Traced events (not CPU markers) between the consumer's position and the head.
 uint64_t TracedEventsIn(RingBuffer& ring) {
   uint64_t traced = 0;
