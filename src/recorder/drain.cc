@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
+#include <span>
 #include <vector>
 
 #include "recorder/header_events.h"
@@ -50,6 +53,147 @@ void DiscardRest(Cursor& cursor, DrainResult& result) {
   }
 }
 
+// One thread's ring in the fine merge (MergeFinely), its state in locals.
+struct Lane {
+  const uint64_t* data;
+  uint64_t mask;
+  uint64_t position;
+  uint64_t end;
+  uint64_t last_ts;  // the ordering timestamp of the thread's event before `position`
+  uint64_t ts;       // the ordering timestamp of the event at `position`
+  size_t words;      // its size; 0 when the lane is done or its hookword cannot be right
+};
+
+// Threads a fine merge takes at most (more go through the general loop alone).
+constexpr size_t kMaxLanes = 16;
+
+// Looks at the event at the lane's position: its size and ordering timestamp.
+inline void Peek(Lane& lane) {
+  if (lane.position >= lane.end) {
+    lane.words = 0;
+    return;
+  }
+  const uint64_t hookword = lane.data[lane.position & lane.mask];
+  const size_t words = buffer::EventWords(hookword);
+  if (lane.position + words > lane.end) {
+    lane.words = 0;
+    return;
+  }
+  lane.words = words;
+  lane.ts = OrderingTimestamp(lane.data, lane.mask, lane.position, words, hookword, lane.last_ts);
+}
+
+// The merge of threads whose events alternate in time (two threads hooking at once interleave
+// event by event): the general loop below pays, for every run, a look at every thread's next
+// event, a call to the sink and a copy with wrap checks, which at one event per run made two
+// threads' drain cost several times one thread's (docs/performance.md, "The hook end to end").
+// Here each thread's next timestamp is kept, only the thread just copied is looked at again, and
+// the events are copied word by word into the sink's staging buffer. Same order as the general
+// loop: the oldest next event first, ties to the thread listed first, a thread's run going on
+// while its events are not newer than any other thread's next one. It stops as soon as one
+// thread has nothing more (or an event it cannot place: the general loop deals with it), and
+// leaves the rest to the general loop. Only for a log without a size limit (no rotation or stop
+// can happen in the middle), with every thread's name already written.
+void MergeFinely(std::vector<Cursor>& cursors, LogSink& sink, DrainResult& result) {
+  const size_t n = cursors.size();
+  if (n < 2 || n > kMaxLanes) return;
+  std::array<Lane, kMaxLanes> lanes{};
+  for (size_t i = 0; i < n; ++i) {
+    const buffer::RingRegion region = cursors[i].slot->ring.read_region();
+    lanes[i] = {region.words,
+                region.mask,
+                cursors[i].position,
+                cursors[i].end,
+                cursors[i].slot->last_timestamp,
+                0,
+                0};
+    Peek(lanes[i]);
+    if (lanes[i].words == 0) return;
+  }
+  uint64_t max_ts = result.max_timestamp;
+  uint64_t events = 0;
+  uint64_t bytes = 0;
+  std::span<uint8_t> room;
+  size_t used = 0;
+  for (bool done = false; !done;) {
+    size_t best = 0;
+    uint64_t best_ts = lanes[0].ts;
+    uint64_t second_ts = UINT64_MAX;
+    for (size_t i = 1; i < n; ++i) {
+      if (lanes[i].ts < best_ts) {
+        second_ts = best_ts;
+        best_ts = lanes[i].ts;
+        best = i;
+      } else if (lanes[i].ts < second_ts) {
+        second_ts = lanes[i].ts;
+      }
+    }
+    Lane& lane = lanes[best];
+    do {
+      const size_t event_bytes = lane.words * 8;
+      if (room.size() - used < event_bytes) {
+        sink.CommitStaged(used);
+        used = 0;
+        room = sink.StagingRoom(event_bytes);
+        if (room.size() < event_bytes) {  // the log stopped, or an event longer than the buffer
+          done = true;
+          break;
+        }
+      }
+      __builtin_prefetch(lane.data + ((lane.position + kPrefetchWords) & lane.mask));
+      uint8_t* const out = room.data() + used;
+      for (size_t i = 0; i < lane.words; ++i) {
+        const uint64_t word = lane.data[(lane.position + i) & lane.mask];
+        std::memcpy(out + i * 8, &word, 8);
+      }
+      used += event_bytes;
+      bytes += event_bytes;
+      ++events;
+      lane.last_ts = lane.ts;
+      max_ts = std::max(max_ts, lane.ts);
+      lane.position += lane.words;
+      Peek(lane);
+      if (lane.words == 0) {
+        done = true;
+        break;
+      }
+    } while (lane.ts <= second_ts);
+  }
+  sink.CommitStaged(used);
+  for (size_t i = 0; i < n; ++i) {
+    cursors[i].position = lanes[i].position;
+    cursors[i].slot->last_timestamp = lanes[i].last_ts;
+  }
+  result.events += events;
+  result.bytes += bytes;
+  result.max_timestamp = max_ts;
+}
+
+// Hands back the rings whose cursors reached their end and drops those cursors, or follows a
+// producer that moved to a grown region into it in this round, so that its events still merge in
+// time with the other threads'. A finished cursor must go before the next look at every thread's
+// next event: the word at its end is not published (the producer may be writing it).
+void RetireFinished(std::vector<Cursor>& cursors) {
+  for (size_t i = 0; i < cursors.size();) {
+    if (cursors[i].position >= cursors[i].end) {
+      buffer::RingBuffer& ring = cursors[i].slot->ring;
+      ring.Release(cursors[i].end);
+      if (cursors[i].end < cursors[i].published) {
+        const uint64_t next = std::min(ring.head(), cursors[i].published);
+        if (next > cursors[i].end) {
+          cursors[i].end = next;
+          ++i;
+          continue;
+        }
+      }
+      cursors[i] = cursors.back();
+      cursors.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
 }  // namespace
 
 void AppendLostEvents(std::span<ThreadSlot* const> slots, uint64_t timestamp,
@@ -80,6 +224,20 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     if (tail < end) cursors.push_back({slot, tail, end, slot->ring.published_head()});
   }
   std::vector<uint8_t>& scratch = working.bytes;
+  if (cursors.size() >= 2 && sink.available() == UINT64_MAX && !sink.stopped()) {
+    // Every thread's name before its first event, then the fine merge as far as it goes.
+    for (const Cursor& cursor : cursors) {
+      ThreadSlot& slot = *cursor.slot;
+      if (slot.name_written) continue;
+      scratch.clear();
+      AppendThreadName(slot.ring.thread_id(), slot.name.data(), static_cast<uint64_t>(getpid()),
+                       scratch);
+      sink.Append(scratch);
+      slot.name_written = true;
+    }
+    MergeFinely(cursors, sink, result);
+    RetireFinished(cursors);
+  }
   uint64_t rotations = sink.rotations();
   while (!cursors.empty()) {
     // A new file after a rotation names its threads again.
@@ -213,26 +371,7 @@ DrainResult DrainOnce(std::span<ThreadSlot* const> slots, LogSink& sink,
     slot.last_timestamp = last_ts;
     result.max_timestamp = max_ts;
     flush_run();
-    for (size_t i = 0; i < cursors.size();) {
-      if (cursors[i].position >= cursors[i].end) {
-        buffer::RingBuffer& ring = cursors[i].slot->ring;
-        ring.Release(cursors[i].end);
-        if (cursors[i].end < cursors[i].published) {
-          // The producer moved to a grown region: follow it in this round, so that its events
-          // still merge in time with the other threads'.
-          const uint64_t next = std::min(ring.head(), cursors[i].published);
-          if (next > cursors[i].end) {
-            cursors[i].end = next;
-            ++i;
-            continue;
-          }
-        }
-        cursors[i] = cursors.back();
-        cursors.pop_back();
-      } else {
-        ++i;
-      }
-    }
+    RetireFinished(cursors);
   }
   const uint64_t stamp = result.max_timestamp ? result.max_timestamp : fallback_timestamp;
   scratch.clear();

@@ -100,6 +100,82 @@ TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
   EXPECT_EQ(a->ring.head(), a->ring.tail());
 }
 
+// The merge of finely interleaved threads (MergeFinely) and the general loop it hands over to when
+// one thread has nothing more give the same order: oldest next event first, ties to the thread
+// listed first, a thread's run going on while its events are not newer than the others' next.
+TEST(DrainTest, InterleavedThreadsWithTiesAndUntimedEventsMergeInOrder) {
+  TempDir dir;
+  auto a = MakeSlot(100, "a");
+  auto b = MakeSlot(200, "b");
+  auto c = MakeSlot(300, "c");
+  Put(*a, 0x01100000, 1, 10);
+  Put(*a, 0x01100000, 2, 20);
+  Put(*a, 0x01100000, 3, 20);
+  Put(*a, 0x01100000, 4, 40);
+  PutUntimed(*a, 0x01300000, 5);
+  Put(*a, 0x01100000, 6, 70);
+  Put(*b, 0x01100000, 11, 10);
+  Put(*b, 0x01100000, 12, 20);
+  PutUntimed(*b, 0x01300000, 13);
+  Put(*b, 0x01100000, 14, 30);
+  Put(*c, 0x01100000, 21, 5);
+  Put(*c, 0x01100000, 22, 20);
+  Put(*c, 0x01100000, 23, 50);
+  Put(*c, 0x01100000, 24, 60);
+  Put(*c, 0x01100000, 25, 80);
+  Put(*c, 0x01100000, 26, 90);
+  LogSink sink = OpenSink(dir.File("log"));
+  ThreadSlot* slots[] = {a.get(), b.get(), c.get()};
+  const DrainResult result = DrainOnce(slots, sink, 0);
+  EXPECT_EQ(result.events, 16u);
+  EXPECT_EQ(result.bytes, 14u * 32 + 2u * 24);
+  EXPECT_EQ(result.max_timestamp, 90u);
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  std::vector<uint64_t> order;
+  size_t names = 0;
+  for (const auto& e : *events) {
+    if (e.hook_id == 0x0110 || e.hook_id == 0x0130) order.push_back(e.words[0]);
+    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilThreadName) {
+      EXPECT_TRUE(order.empty()) << "a thread name after an event";
+      ++names;
+    }
+  }
+  EXPECT_EQ(order,
+            (std::vector<uint64_t>{21, 1, 11, 12, 13, 2, 3, 22, 14, 4, 5, 23, 24, 6, 25, 26}));
+  EXPECT_EQ(names, 3u);
+  for (ThreadSlot* slot : slots) EXPECT_EQ(slot->ring.head(), slot->ring.tail());
+}
+
+// Two threads whose events alternate one by one, over several rounds and across the rings' wrap.
+TEST(DrainTest, AlternatingThreadsAcrossTheWrapKeepEveryEventInOrder) {
+  TempDir dir;
+  auto a = MakeSlot(100, "a", 4096);  // 128 events of 4 words
+  auto b = MakeSlot(200, "b", 4096);
+  LogSink sink = OpenSink(dir.File("log"));
+  ThreadSlot* slots[] = {a.get(), b.get()};
+  uint64_t ts = 1;
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_TRUE(Put(*a, 0x01100000, ts, ts));
+      ++ts;
+      ASSERT_TRUE(Put(*b, 0x01100000, ts, ts));
+      ++ts;
+    }
+    EXPECT_EQ(DrainOnce(slots, sink, 0).events, 200u);
+  }
+  ASSERT_TRUE(sink.Close());
+  auto events = ReadLog(dir.File("log"));
+  ASSERT_TRUE(events) << events.error().message;
+  std::vector<LoggedEvent> hooks = Only(*events, 0x0110);
+  ASSERT_EQ(hooks.size(), 1000u);
+  for (size_t i = 0; i < hooks.size(); ++i) {
+    ASSERT_EQ(hooks[i].words[0], i + 1);
+    ASSERT_EQ(hooks[i].thread_id, i % 2 ? 200u : 100u);
+  }
+}
+
 // Runs of 256 KiB or more go from the ring to the file directly, in two pieces across the wrap.
 TEST(DrainTest, LongRunsAcrossTheWrapAreWrittenIntact) {
   TempDir dir;

@@ -110,6 +110,13 @@ void LogSink::Append(std::span<const uint8_t> bytes) {
   used_ += bytes.size();
 }
 
+std::span<uint8_t> LogSink::StagingRoom(size_t min_bytes) {
+  if (stopped_ || min_bytes > kStagingBytes) return {};
+  if (kStagingBytes - staged_ < min_bytes && !Flush()) return {};
+  if (stopped_) return {};
+  return {staging_.get() + staged_, kStagingBytes - staged_};
+}
+
 void LogSink::AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, size_t words) {
   if (stopped_ && !cut()) return;
   used_ += words * 8;

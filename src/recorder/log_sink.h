@@ -42,6 +42,16 @@ class LogSink {
   // Appends encoded events; the caller has checked available().
   void Append(std::span<const uint8_t> bytes);
   void AppendFromRing(const buffer::RingBuffer& ring, uint64_t position, size_t words);
+  // For a caller that copies events itself (the merge of finely interleaved threads, where a
+  // call per event would cost more than the copy): the free part of the staging buffer, at least
+  // `min_bytes` long (staged bytes are flushed first when less is free; empty when the log is
+  // stopped), and then how much of it the caller filled, counted as appended. The caller has
+  // checked available().
+  std::span<uint8_t> StagingRoom(size_t min_bytes);
+  void CommitStaged(size_t bytes) {
+    staged_ += bytes;
+    used_ += bytes;
+  }
   // Appends the closing events, which may exceed the limit (a log always ends with TRACE OFF).
   void AppendTrailer(std::span<const uint8_t> bytes);
 
