@@ -63,6 +63,25 @@ std::vector<LoggedEvent> Only(const std::vector<LoggedEvent>& events, uint16_t h
   return out;
 }
 
+// A merged log's 0110/0130 values in log order and its thread names (how many came after an event).
+struct Merged {
+  std::vector<uint64_t> order;
+  std::vector<std::string> names;
+  size_t names_after_events = 0;
+};
+Merged ReadMerged(const std::vector<LoggedEvent>& events) {
+  Merged merged;
+  for (const auto& e : events) {
+    if (e.hook_id == 0x0110 || e.hook_id == 0x0130) merged.order.push_back(e.words[0]);
+    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilThreadName) {
+      merged.names.push_back(testing::SplitS2(e.buffer)[0]);
+      if (!merged.order.empty()) ++merged.names_after_events;
+      EXPECT_EQ(e.generic_word, e.thread_id);
+    }
+  }
+  return merged;
+}
+
 TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
   TempDir dir;
   auto a = MakeSlot(100, "alpha");
@@ -85,17 +104,9 @@ TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
 
   auto events = ReadLog(dir.File("log"));
   ASSERT_TRUE(events) << events.error().message;
-  std::vector<uint64_t> order;
-  std::vector<std::string> names;
-  for (const auto& e : *events) {
-    if (e.hook_id == 0x0110 || e.hook_id == 0x0130) order.push_back(e.words[0]);
-    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilThreadName) {
-      names.push_back(testing::SplitS2(e.buffer)[0]);
-      EXPECT_EQ(e.generic_word, e.thread_id);
-    }
-  }
-  EXPECT_EQ(order, (std::vector<uint64_t>{1, 11, 2, 12, 3, 4, 13, 5}));
-  EXPECT_EQ(names, (std::vector<std::string>{"alpha", "beta"}));
+  const Merged merged = ReadMerged(*events);
+  EXPECT_EQ(merged.order, (std::vector<uint64_t>{1, 11, 2, 12, 3, 4, 13, 5}));
+  EXPECT_EQ(merged.names, (std::vector<std::string>{"alpha", "beta"}));
   EXPECT_EQ(LostIn(*events), 0u);
   EXPECT_EQ(a->ring.head(), a->ring.tail());
 }
@@ -133,18 +144,11 @@ TEST(DrainTest, InterleavedThreadsWithTiesAndUntimedEventsMergeInOrder) {
   ASSERT_TRUE(sink.Close());
   auto events = ReadLog(dir.File("log"));
   ASSERT_TRUE(events) << events.error().message;
-  std::vector<uint64_t> order;
-  size_t names = 0;
-  for (const auto& e : *events) {
-    if (e.hook_id == 0x0110 || e.hook_id == 0x0130) order.push_back(e.words[0]);
-    if (e.hook_id == event::kHookUtil && e.subhook == event::kUtilThreadName) {
-      EXPECT_TRUE(order.empty()) << "a thread name after an event";
-      ++names;
-    }
-  }
-  EXPECT_EQ(order,
+  const Merged merged = ReadMerged(*events);
+  EXPECT_EQ(merged.order,
             (std::vector<uint64_t>{21, 1, 11, 12, 13, 2, 3, 22, 14, 4, 5, 23, 24, 6, 25, 26}));
-  EXPECT_EQ(names, 3u);
+  EXPECT_EQ(merged.names, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(merged.names_after_events, 0u);
   for (ThreadSlot* slot : slots) EXPECT_EQ(slot->ring.head(), slot->ring.tail());
 }
 
