@@ -118,7 +118,7 @@ class RingBuffer {
   // stop it still holds at least seven eighths of its size of the newest events), at most
   // kCircularBlockMaxBytes. The hook that crosses a block boundary takes the slow path (it notes
   // the block start and overwrites the oldest block): with 64 KiB blocks that was one 64-byte hook
-  // in 1024, which made it the p99.9 of single hooks (docs/performance.md, "The hook end to end");
+  // in 1024, much of the p99.9 of single hooks (docs/performance.md, "The hook end to end");
   // with a 4 MiB ring's 512 KiB blocks it is one in 8192, with 1 MiB blocks one in 16384.
   static constexpr size_t kCircularBlockMaxBytes = size_t{1} << 20;
   static constexpr size_t CircularBlockWords(size_t capacity_words) {
