@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 
 #include "event/format.h"
@@ -39,6 +40,21 @@ void PutUntimed(ThreadSlot& slot, uint32_t hkwd, uint64_t value) {
   slot.ring.Put(at + 1, value);
   slot.ring.Put(at + 2, slot.ring.thread_id());
   slot.ring.Publish(at + 3);
+}
+
+// Stores TRCHKL1T(0x0110, value) events, or TRCHKL1(0x0130, value) where the timestamp is 0.
+struct Seq {
+  uint64_t value;
+  uint64_t timestamp;
+};
+void PutAll(ThreadSlot& slot, std::initializer_list<Seq> events) {
+  for (const Seq& e : events) {
+    if (e.timestamp == 0) {
+      PutUntimed(slot, 0x01300000, e.value);
+    } else {
+      ASSERT_TRUE(Put(slot, 0x01100000, e.value, e.timestamp));
+    }
+  }
 }
 
 std::unique_ptr<ThreadSlot> MakeSlot(uint64_t tid, const char* name, size_t bytes = 1 << 16) {
@@ -87,14 +103,8 @@ TEST(DrainTest, MergesThreadsByTimestampAndNamesEachThreadFirst) {
   auto a = MakeSlot(100, "alpha");
   auto b = MakeSlot(200, "beta");
   // a: 10 20 30 (untimed after 30) 60; b: 15 25 50.
-  Put(*a, 0x01100000, 1, 10);
-  Put(*a, 0x01100000, 2, 20);
-  Put(*a, 0x01100000, 3, 30);
-  PutUntimed(*a, 0x01300000, 4);
-  Put(*a, 0x01100000, 5, 60);
-  Put(*b, 0x01100000, 11, 15);
-  Put(*b, 0x01100000, 12, 25);
-  Put(*b, 0x01100000, 13, 50);
+  PutAll(*a, {{1, 10}, {2, 20}, {3, 30}, {4, 0}, {5, 60}});
+  PutAll(*b, {{11, 15}, {12, 25}, {13, 50}});
   LogSink sink = OpenSink(dir.File("log"));
   ThreadSlot* slots[] = {a.get(), b.get()};
   const DrainResult result = DrainOnce(slots, sink, 0);
@@ -119,22 +129,9 @@ TEST(DrainTest, InterleavedThreadsWithTiesAndUntimedEventsMergeInOrder) {
   auto a = MakeSlot(100, "a");
   auto b = MakeSlot(200, "b");
   auto c = MakeSlot(300, "c");
-  Put(*a, 0x01100000, 1, 10);
-  Put(*a, 0x01100000, 2, 20);
-  Put(*a, 0x01100000, 3, 20);
-  Put(*a, 0x01100000, 4, 40);
-  PutUntimed(*a, 0x01300000, 5);
-  Put(*a, 0x01100000, 6, 70);
-  Put(*b, 0x01100000, 11, 10);
-  Put(*b, 0x01100000, 12, 20);
-  PutUntimed(*b, 0x01300000, 13);
-  Put(*b, 0x01100000, 14, 30);
-  Put(*c, 0x01100000, 21, 5);
-  Put(*c, 0x01100000, 22, 20);
-  Put(*c, 0x01100000, 23, 50);
-  Put(*c, 0x01100000, 24, 60);
-  Put(*c, 0x01100000, 25, 80);
-  Put(*c, 0x01100000, 26, 90);
+  PutAll(*a, {{1, 10}, {2, 20}, {3, 20}, {4, 40}, {5, 0}, {6, 70}});
+  PutAll(*b, {{11, 10}, {12, 20}, {13, 0}, {14, 30}});
+  PutAll(*c, {{21, 5}, {22, 20}, {23, 50}, {24, 60}, {25, 80}, {26, 90}});
   LogSink sink = OpenSink(dir.File("log"));
   ThreadSlot* slots[] = {a.get(), b.get(), c.get()};
   const DrainResult result = DrainOnce(slots, sink, 0);
