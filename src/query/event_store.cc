@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -94,6 +95,29 @@ Result<void> EventStore::Finish(std::vector<size_t> source_inputs) {
   source_inputs_ = std::move(source_inputs);
   index_ = std::make_unique<BlockReader>(fd_, "the events' temporary file");
   finished_ = true;
+  return Ok();
+}
+
+Result<void> EventStore::Rewrite(const std::function<Result<void>(StoredEvent&)>& change) {
+  constexpr size_t kChunk = 4096;
+  std::vector<StoredEvent> records(kChunk);
+  for (uint64_t first = 0; first < count_; first += kChunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, count_ - first));
+    const size_t bytes = n * sizeof(StoredEvent);
+    const auto at = static_cast<off_t>(first * sizeof(StoredEvent));
+    auto* data = reinterpret_cast<uint8_t*>(records.data());
+    if (pread(fd_, data, bytes, at) != static_cast<ssize_t>(bytes)) {
+      return MakeError("reading the events' temporary file: {}", std::strerror(errno));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (auto changed = change(records[i]); !changed) return changed;
+    }
+    if (pwrite(fd_, data, bytes, at) != static_cast<ssize_t>(bytes)) {
+      return MakeError("writing the events' temporary file: {}", std::strerror(errno));
+    }
+  }
+  // Blocks read before hold the old records.
+  index_ = std::make_unique<BlockReader>(fd_, "the events' temporary file");
   return Ok();
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -68,6 +69,10 @@ class EventStore {
   // Whether ts never decreases with the event number (a log whose clock went backwards breaks
   // it): then a time range is found by binary search.
   bool ts_sorted() const { return ts_sorted_; }
+
+  // After Finish: calls `change` on every record in order and writes the records back (the naming
+  // of events loaded before their names were asked for).
+  Result<void> Rewrite(const std::function<Result<void>(StoredEvent&)>& change);
 
   // Record `index` (from 0).
   Result<StoredEvent> Get(uint64_t index);

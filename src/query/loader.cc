@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "event/format.h"
 #include "event/s2.h"
@@ -195,6 +196,9 @@ std::vector<std::string> Loader::TakeTemplateWarnings() {
 Result<PassSummary> Loader::Load(Parts wanted) {
   // Without templates there is no text to load.
   if (!text_) wanted.reset(static_cast<size_t>(Part::kEventText));
+  // Names are the events' own.
+  if (wanted.test(static_cast<size_t>(Part::kSchemaNames)))
+    wanted.set(static_cast<size_t>(Part::kEvents));
   const Parts missing = wanted & ~loaded_;
   if (missing.none() && sources_loaded_) return PassSummary{};
   return Pass(missing);
@@ -212,6 +216,13 @@ Result<PassSummary> Loader::Pass(Parts parts) {
   std::vector<std::unique_ptr<Filler>> fillers;
   Transaction transaction(db_);
   if (auto begun = transaction.Begin(); !begun) return begun.error();
+  // Naming events costs a third of their load: only when a statement reads their schemas.
+  std::optional<SchemaNames> names;
+  if (has(Part::kSchemaNames)) {
+    auto made = SchemaNames::Create(db_, *decoder_, *typed_);
+    if (!made) return made.error();
+    names.emplace(std::move(made).value());
+  }
   if (has(Part::kEvents)) {
     std::vector<EventStore::Input> logs;
     for (size_t i = 0; i < stream->input_count(); ++i) {
@@ -219,9 +230,7 @@ Result<PassSummary> Loader::Pass(Parts parts) {
       logs.push_back({inputs_.paths[i], reader.layout(), reader.byte_order()});
     }
     if (auto set = store_.SetInputs(std::move(logs)); !set) return set.error();
-    auto filler = MakeEventFiller(db_, store_, *decoder_, *typed_);
-    if (!filler) return filler.error();
-    fillers.push_back(std::move(filler).value());
+    fillers.push_back(MakeEventFiller(store_, names ? &*names : nullptr));
   }
   // Every filler numbers events the same way (from 1, in this order), so parts loaded in
   // different passes agree.
@@ -321,12 +330,17 @@ Result<PassSummary> Loader::Pass(Parts parts) {
     if (auto finished = filler->Finish(last_ts); !finished) return finished.error();
   }
   if (has(Part::kEvents)) {
-    if (auto created = typed_->CreateNew(db_); !created) return created.error();
     std::vector<size_t> source_inputs;
     for (const auto& origin : stream->origins()) source_inputs.push_back(origin.input);
     if (auto finished = store_.Finish(std::move(source_inputs)); !finished) {
       return finished.error();
     }
+  } else if (names) {
+    // The events were loaded unnamed by an earlier pass.
+    if (auto named = names->NameStored(store_); !named) return named.error();
+  }
+  if (names) {
+    if (auto created = typed_->CreateNew(db_); !created) return created.error();
   }
 
   if (!sources_loaded_) {

@@ -27,10 +27,12 @@ class Needs : public ::testing::Test {
 TEST_F(Needs, EachTableNeedsItsPart) {
   using enum Part;
   EXPECT_EQ(Of("SELECT count(*) FROM events"), PartSet({kEvents}));
-  EXPECT_EQ(Of("SELECT ts, hook, wall, schema FROM events"), PartSet({kEvents}));
+  EXPECT_EQ(Of("SELECT ts, hook, wall FROM events"), PartSet({kEvents}));
+  EXPECT_EQ(Of("SELECT ts, schema FROM events"), PartSet({kEvents, kSchemaNames}));
+  EXPECT_EQ(Of("SELECT count(*) FROM schemas"), PartSet({kEvents, kSchemaNames}));
   EXPECT_EQ(Of("SELECT text FROM events"), PartSet({kEvents, kEventText}));
-  EXPECT_EQ(Of("SELECT * FROM events"), PartSet({kEvents, kEventText}));
-  EXPECT_EQ(Of("SELECT e.* FROM events e"), PartSet({kEvents, kEventText}));
+  EXPECT_EQ(Of("SELECT * FROM events"), PartSet({kEvents, kEventText, kSchemaNames}));
+  EXPECT_EQ(Of("SELECT e.* FROM events e"), PartSet({kEvents, kEventText, kSchemaNames}));
   EXPECT_EQ(Of("SELECT name FROM threads"), PartSet({kProcesses}));
   EXPECT_EQ(Of("SELECT * FROM processes"), PartSet({kProcesses}));
   EXPECT_EQ(Of("SELECT max(dur) FROM syscalls"), PartSet({kSyscalls}));

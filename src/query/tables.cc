@@ -177,9 +177,11 @@ Result<void> CreateTables(Database& db, Storage storage, std::string_view schema
 Parts PartsForRead(std::string_view table, std::string_view column) {
   using enum Part;
   if (table == "events" || table == "_events") {
-    return column == "text" ? PartSet({kEvents, kEventText}) : PartSet({kEvents});
+    if (column == "text") return PartSet({kEvents, kEventText});
+    if (column == "schema" || column == "schema_id") return PartSet({kEvents, kSchemaNames});
+    return PartSet({kEvents});
   }
-  if (table == "schemas") return PartSet({kEvents});
+  if (table == "schemas") return PartSet({kEvents, kSchemaNames});
   if (table == "processes" || table == "threads") return PartSet({kProcesses});
   if (table == "syscalls") return PartSet({kSyscalls});
   if (table == "sched") return PartSet({kSched});

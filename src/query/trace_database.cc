@@ -55,7 +55,10 @@ std::string_view Trimmed(std::string_view sql) {
   return sql;
 }
 
-constexpr size_t kEventsPart = static_cast<size_t>(Part::kEvents);
+constexpr size_t kSchemaNamesPart = static_cast<size_t>(Part::kSchemaNames);
+Parts NamedEvents() {
+  return PartSet({Part::kEvents, Part::kSchemaNames});
+}
 
 // A statement naming a table that is not there (yet): a typed table is made by the events pass.
 bool NamesAMissingTable(const Error& error) {
@@ -165,7 +168,7 @@ Result<void> TraceDatabase::Run(std::string_view sql, ResultPrinter& printer) {
   for (std::string_view rest = sql; !Trimmed(rest).empty();) {
     std::string_view tail;
     auto statement = PrepareRecordingParts(db_, rest, wanted, &tail);
-    if (!statement && NamesAMissingTable(statement.error())) wanted.set(kEventsPart);
+    if (!statement && NamesAMissingTable(statement.error())) wanted |= NamedEvents();
     if (!statement || tail.size() >= rest.size()) break;
     rest = tail;
   }
@@ -176,9 +179,9 @@ Result<void> TraceDatabase::Run(std::string_view sql, ResultPrinter& printer) {
     Parts parts;
     auto statement = PrepareRecordingParts(db_, rest, parts, &tail);
     if (!statement && NamesAMissingTable(statement.error()) &&
-        !loader_->loaded().test(kEventsPart)) {
-      // The typed tables exist once the events are loaded: load them, and try again.
-      if (auto loaded = Ensure(PartSet({Part::kEvents})); !loaded) return loaded.error();
+        !loader_->loaded().test(kSchemaNamesPart)) {
+      // The typed tables exist once the events are named: name them, and try again.
+      if (auto loaded = Ensure(NamedEvents()); !loaded) return loaded.error();
       parts.reset();
       statement = PrepareRecordingParts(db_, rest, parts, &tail);
     }

@@ -100,6 +100,23 @@ TEST(TypedTables, ANameTakenByOurTablesGetsASuffix) {
   EXPECT_EQ(Query(*trace, "SELECT value FROM sched_event"), "value\n0\n1\n2\n");
 }
 
+TEST(TypedTables, EventsLoadedUnnamedAreNamedWhenTheirSchemasAreRead) {
+  event::testing::TempDir dir;
+  const std::vector<std::string> logs = WriteLogs(dir, {"kernel"});
+  const std::string by_schema = "SELECT schema, count(*) FROM events GROUP BY 1 ORDER BY 1";
+  auto named_at_once = OpenLogs(logs);
+  ASSERT_TRUE(named_at_once);
+  const std::string expected = Query(*named_at_once, by_schema);
+  EXPECT_NE(expected.find("syscall_entry_"), std::string::npos) << expected;
+  auto unnamed = OpenLogs(logs);
+  ASSERT_TRUE(unnamed);
+  EXPECT_NE(Query(*unnamed, "SELECT count(*) FROM events"), "count(*)\n0\n");
+  EXPECT_EQ(unnamed->loader().loaded().test(static_cast<size_t>(Part::kSchemaNames)), false);
+  EXPECT_EQ(Query(*unnamed, by_schema), expected);
+  EXPECT_EQ(Query(*unnamed, "SELECT count(*) FROM schemas"),
+            Query(*named_at_once, "SELECT count(*) FROM schemas"));
+}
+
 TEST(Run, BadSqlGivesSqlitesMessageAndWhere) {
   event::testing::TempDir dir;
   auto trace = OpenLogs(WriteLogs(dir, {"aix64"}));
