@@ -47,4 +47,15 @@ int BestIdRangeIndex(sqlite3_index_info* info, uint64_t rows);
 void NarrowIdRangeBy(const char* ops, int argc, sqlite3_value** argv, uint64_t& first,
                      uint64_t& end);
 
+// In xColumn: a stored number, or NULL where the store marks it unknown with `none` (the events
+// table and the typed tables give pid and cpu this way).
+template <typename T>
+void ResultNumberOrNull(sqlite3_context* context, T value, T none) {
+  if (value == none) {
+    sqlite3_result_null(context);
+  } else {
+    sqlite3_result_int64(context, static_cast<sqlite3_int64>(value));
+  }
+}
+
 }  // namespace rastrace::query

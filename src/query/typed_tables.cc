@@ -181,18 +181,10 @@ int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* context, int column)
       sqlite3_result_int64(context, r.source);
       return SQLITE_OK;
     case kPid:
-      if (r.pid == StoredEvent::kNoPid) {
-        sqlite3_result_null(context);
-      } else {
-        sqlite3_result_int64(context, static_cast<sqlite3_int64>(r.pid));
-      }
+      ResultNumberOrNull(context, r.pid, StoredEvent::kNoPid);
       return SQLITE_OK;
     case kCpu:
-      if (r.cpu == StoredEvent::kNone) {
-        sqlite3_result_null(context);
-      } else {
-        sqlite3_result_int64(context, r.cpu);
-      }
+      ResultNumberOrNull(context, r.cpu, StoredEvent::kNone);
       return SQLITE_OK;
     default:
       break;
