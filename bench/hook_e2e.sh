@@ -23,7 +23,7 @@ build=$(cd "${1:-build}" && pwd)
 events=${EVENTS:-2000000}
 runs=${RUNS:-5}
 lttng=${LTTNG:-1}
-for f in "$build/lib/librastrace.so" "$build/bin/rastrace"; do
+for f in "$build/lib/librastrace.so" "$build/bin/rastrace" "$build/bench/session_log_counts"; do
   [ -e "$f" ] || { echo "missing $f: build rastrace first" >&2; exit 1; }
 done
 
@@ -37,12 +37,8 @@ if [ -n "${BEFORE_LIB:-}" ]; then
 fi
 record() { "$build/bin/rastrace" record -o "$work/log" "$@"; }
 # Events the last run lost (the sum of its 006 counts: word 1, little-endian in the dump).
-lost() {
-  "$build/bin/rastrace" dump "$work/log" | python3 -c '
-import sys
-print(sum(int.from_bytes(bytes.fromhex(line.split("|")[1].split()[1]), "little")
-          for line in sys.stdin if " ID 0060 " in line))'
-}
+# Events the log's 006 events count as lost (programs' threads and the writer's own).
+lost() { "$build/bench/session_log_counts" "$work/log" | awk '{print $2 + $4}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 # Events of a 4 MiB single-mode ring (64-byte TRCHKL5T events, a few header words aside).
 single_fit=60000
