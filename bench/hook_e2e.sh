@@ -23,22 +23,9 @@ build=$(cd "${1:-build}" && pwd)
 events=${EVENTS:-2000000}
 runs=${RUNS:-5}
 lttng=${LTTNG:-1}
-for f in "$build/lib/librastrace.so" "$build/bin/rastrace" "$build/bench/session_log_counts"; do
-  [ -e "$f" ] || { echo "missing $f: build rastrace first" >&2; exit 1; }
-done
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cc -O2 -Wall -I"$root/include" -o "$work/hook_e2e" "$root/bench/hook_e2e.c" \
-  -L"$build/lib" -Wl,-rpath,"$build/lib" -lrastrace -lpthread
-if [ -n "${BEFORE_LIB:-}" ]; then
-  cc -O2 -Wall -I"$root/include" -o "$work/hook_e2e_old" "$root/bench/hook_e2e.c" \
-    -L"$BEFORE_LIB" -Wl,-rpath,"$BEFORE_LIB" -lrastrace -lpthread
-fi
+. "$root/bench/hook_e2e_common.sh"
+if [ -n "${BEFORE_LIB:-}" ]; then hook_e2e_program "$work/hook_e2e_old" "$BEFORE_LIB"; fi
 record() { "$build/bin/rastrace" record -o "$work/log" "$@"; }
-# Events the last run lost (the sum of its 006 counts: word 1, little-endian in the dump).
-# Events the log's 006 events count as lost (programs' threads and the writer's own).
-lost() { "$build/bench/session_log_counts" "$work/log" | awk '{print $2 + $4}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 # Events of a 4 MiB single-mode ring (64-byte TRCHKL5T events, a few header words aside).
 single_fit=60000

@@ -14,15 +14,7 @@ root=$(pwd)
 build=$(cd "${1:-build}" && pwd)
 events=${EVENTS:-2000000}
 runs=${RUNS:-5}
-for f in "$build/lib/librastrace.so" "$build/bin/rastrace" "$build/bench/session_log_counts"; do
-  [ -e "$f" ] || { echo "missing $f: build rastrace first" >&2; exit 1; }
-done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cc -O2 -Wall -I"$root/include" -o "$work/hook_e2e" "$root/bench/hook_e2e.c" \
-  -L"$build/lib" -Wl,-rpath,"$build/lib" -lrastrace -lpthread
-# Events the log's 006 events count as lost (programs' threads and the writer's own).
-lost() { "$build/bench/session_log_counts" "$work/log" | awk '{print $2 + $4}'; }
+. "$root/bench/hook_e2e_common.sh"
 echo "rastrace record -- hook_e2e hook $events (TRCHKL5T, shared library): ns/event, lost"
 for run in $(seq "$runs"); do
   line="run $run:"
