@@ -178,6 +178,18 @@ TEST_F(SqlCli, PartitionExportUsesEveryTemplateFile) {
   EXPECT_NE(events.find(",SECONDFILE"), std::string::npos) << events;
 }
 
+// -t repeats, as in trcrpt and `rastrace export` (it took one value, a ':'-separated list).
+TEST_F(SqlCli, EveryTemplateOptionCounts) {
+  { std::ofstream(dir_.File("first.fmt")) << "010 1.0 \"FIRSTFILE\"\n"; }
+  { std::ofstream(dir_.File("second.fmt")) << "011 1.0 \"SECONDFILE\"\n"; }
+  auto run = Run(fmt::format(
+      "sql -t '{}' -t '{}' '{}' --format csv -q \"SELECT DISTINCT text FROM events WHERE text "
+      "LIKE '%FILE%' ORDER BY text\"",
+      dir_.File("first.fmt"), dir_.File("second.fmt"), Log("aix64")));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "text\nFIRSTFILE\nSECONDFILE\n");
+}
+
 TEST_F(SqlCli, ExportsHivePartitionsThatSqlite3ImportsWithTheDocumentedTypes) {
   const std::string fleet = dir_.File("fleet");
   auto run = Run(fmt::format("export --partition '{}' -f csv '{}'", fleet, Log("kernel")));

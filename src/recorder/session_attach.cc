@@ -8,12 +8,14 @@
 // descriptor the program could close under it).
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,7 +42,24 @@ std::string SessionBaseDir() {
   if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run != nullptr && *run == '/') {
     return std::string(run) + "/rastrace";
   }
-  return "/tmp/rastrace-" + std::to_string(geteuid());
+  return SessionFallbackDir("/dev/shm", "/tmp");
+}
+
+std::string SessionFallbackDir(const std::string& memory_dir, const std::string& disk_dir) {
+  // The rings of every traced thread live in files here (4 MiB each, growing to 64 MiB under
+  // load). On a disk the kernel writes them back, which costs the traced program I/O and dirty
+  // page throttling; on a tmpfs they are memory, as the in-process rings are. A small tmpfs
+  // (a container's 64 MiB /dev/shm) would refuse the rings' room, so only a large one is taken.
+  // The choice depends only on the machine, so every process of the user finds the same place.
+  constexpr unsigned long long kLargeTmpfs = 1ULL << 30;
+  const std::string leaf = "/rastrace-" + std::to_string(geteuid());
+  struct statfs fs;
+  if (statfs(memory_dir.c_str(), &fs) == 0 && fs.f_type == TMPFS_MAGIC &&
+      static_cast<unsigned long long>(fs.f_blocks) * static_cast<unsigned long long>(fs.f_bsize) >=
+          kLargeTmpfs) {
+    return memory_dir + leaf;
+  }
+  return disk_dir + leaf;
 }
 
 std::string SessionChannelDir(const std::string& base, unsigned channel) {

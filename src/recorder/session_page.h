@@ -50,8 +50,12 @@ struct SessionPage {
   uint64_t allowed[65536 / 64];
 };
 
-// RASTRACE_SESSION_DIR, else $XDG_RUNTIME_DIR/rastrace, else /tmp/rastrace-<uid>.
+// RASTRACE_SESSION_DIR, else $XDG_RUNTIME_DIR/rastrace, else SessionFallbackDir("/dev/shm",
+// "/tmp").
 std::string SessionBaseDir();
+// `memory_dir`/rastrace-<uid> when `memory_dir` is a tmpfs of at least 1 GiB (the ring files are
+// then memory, not a disk the kernel writes them back to), else `disk_dir`/rastrace-<uid>.
+std::string SessionFallbackDir(const std::string& memory_dir, const std::string& disk_dir);
 // <base>/ch<channel>
 std::string SessionChannelDir(const std::string& base, unsigned channel);
 

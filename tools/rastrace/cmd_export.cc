@@ -111,8 +111,9 @@ int RunPartitionExport(const ExportOptions& options) {
     return 2;
   }
   // Every -t, in order, as the other exports take them.
-  const query::LoadInputs inputs =
+  query::LoadInputs inputs =
       query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
+  if (!options.tracefs.empty()) inputs.tracefs_events = options.tracefs;
   std::vector<std::string> diagnostics;
   auto db = query::TraceDatabase::Open(inputs, diagnostics);
   for (const auto& d : diagnostics) Warn(d);

@@ -26,7 +26,7 @@ struct SqlOptions {
   std::string format = "text";
   std::string save;
   bool force = false;
-  std::string templates;
+  std::vector<std::string> templates;
   bool no_text = false;
   std::string tracefs;
   std::vector<std::string> names;
@@ -79,10 +79,7 @@ int RunSql(const SqlOptions& options) {
   }
 
   query::LoadInputs inputs =
-      query::CommandInputs(options.logs, options.names,
-                           options.templates.empty() ? std::vector<std::string>()
-                                                     : std::vector<std::string>{options.templates},
-                           options.no_text);
+      query::CommandInputs(options.logs, options.names, options.templates, options.no_text);
   if (!options.tracefs.empty()) inputs.tracefs_events = options.tracefs;
   std::vector<std::string> diagnostics;
   auto trace = query::TraceDatabase::Open(inputs, diagnostics);
@@ -150,9 +147,10 @@ const CommandRegistration kSql{Command{
       sub.add_option("--save", options->save, "Write every table into a new SQLite database file");
       sub.add_flag("--force", options->force, "Replace an existing --save file");
       sub.add_option("-t,--templates", options->templates,
-                     "What describes the events: a template file, a directory of TFF format "
-                     "files, or a ':'-separated list (default: the installed trcfmt and the "
-                     "format files of the current directory)");
+                     "What describes the events: a template file or a directory of TFF format "
+                     "files; repeatable, or a ':'-separated list (default: the installed trcfmt "
+                     "and the format files of the current directory)")
+          ->allow_extra_args(false);
       sub.add_flag("--no-text", options->no_text, "No template text (the text column is NULL)");
       sub.add_option("--tracefs", options->tracefs,
                      "tracefs events directory for system call argument names (default: the "
