@@ -19,9 +19,11 @@ namespace {
 constexpr uintptr_t kHugePageBytes = uintptr_t{2} << 20;
 
 // Writes all of `bytes` at `offset`. An O_DIRECT write the file system turns down (EINVAL: it
-// does not really support it) or cuts short is finished through `fallback_fd`.
-Result<void> WriteAt(int fd, int fallback_fd, const uint8_t* bytes, size_t size, uint64_t offset,
-                     const std::string& path) {
+// does not really support it) or cuts short is finished through `fallback_fd`. Returns 0, or the
+// errno of the write that failed with `written` the bytes that reached the file before it.
+int WriteAt(int fd, int fallback_fd, const uint8_t* bytes, size_t size, uint64_t offset,
+            size_t& written) {
+  written = 0;
   while (size != 0) {
     const ssize_t wrote = ::pwrite(fd, bytes, size, static_cast<off_t>(offset));
     if (wrote < 0) {
@@ -30,14 +32,15 @@ Result<void> WriteAt(int fd, int fallback_fd, const uint8_t* bytes, size_t size,
         fd = fallback_fd;
         continue;
       }
-      return MakeError("{}: write error: {}", path, std::strerror(errno));
+      return errno;
     }
     bytes += wrote;
     size -= static_cast<size_t>(wrote);
     offset += static_cast<uint64_t>(wrote);
+    written += static_cast<size_t>(wrote);
     if (size != 0) fd = fallback_fd;  // the rest is no longer block-aligned
   }
-  return Ok();
+  return 0;
 }
 
 }  // namespace
@@ -95,6 +98,7 @@ DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, DirectFil
   current_ = {base, 0, 0};
   queued_.resize(options_.chunks);
   free_.reserve(options_.chunks);
+  unwritten_.reserve(options_.chunks);
   for (size_t i = 1; i < options_.chunks; ++i) free_.push_back(base + i * options_.chunk_bytes);
   // Returns once the I/O threads run, so that a program may fork right after opening the log.
   for (size_t i = 0; i < options_.in_flight; ++i) {
@@ -132,14 +136,28 @@ void DirectFile::IoThread() {
     }
     started_.store(turn + 1, std::memory_order_release);
     started_.notify_all();
-    Result<void> wrote = Ok();
-    if (!skip) wrote = WriteAt(direct_fd_, fd_, chunk.data, chunk.bytes, chunk.offset, path_);
+    int error_number = 0;
+    size_t written = 0;
+    if (!skip)
+      error_number = WriteAt(direct_fd_, fd_, chunk.data, chunk.bytes, chunk.offset, written);
     lock.lock();
     --writing_;
-    free_.push_back(chunk.data);
-    if (!wrote && !error_) error_ = wrote.error();
+    if (skip || error_number != 0) {
+      // Kept out of the free list: TakeFailure reads its bytes.
+      NoteUnwrittenLocked(chunk, written, error_number);
+    } else {
+      free_.push_back(chunk.data);
+    }
     changed_.notify_all();
   }
+}
+
+void DirectFile::NoteUnwrittenLocked(const Chunk& chunk, size_t written, int error_number) {
+  if (error_number != 0 && !error_) {
+    error_ = MakeError("{}: write error: {}", path_, std::strerror(error_number));
+    error_number_ = error_number;
+  }
+  unwritten_.push_back({chunk, written});
 }
 
 Result<void> DirectFile::Failed() const {
@@ -172,6 +190,7 @@ Result<void> DirectFile::Append(std::span<const uint8_t> bytes) {
     const size_t n = std::min(bytes.size(), options_.chunk_bytes - current_.bytes);
     std::memcpy(current_.data + current_.bytes, bytes.data(), n);
     current_.bytes += n;
+    appended_ += n;
     bytes = bytes.subspan(n);
     if (current_.bytes == options_.chunk_bytes) {
       if (auto submitted = Submit(); !submitted) return submitted;
@@ -188,25 +207,83 @@ Result<void> DirectFile::WaitIdle() {
 
 Result<void> DirectFile::Sync() {
   if (auto idle = WaitIdle(); !idle) return idle;
+  if (current_.data == nullptr) return Failed();
   const size_t aligned = current_.bytes & ~(kBlockBytes - 1);
   const size_t tail = current_.bytes - aligned;
-  Result<void> wrote = Ok();
+  size_t written = 0;
+  int error_number = 0;
   if (aligned != 0) {
-    wrote = WriteAt(direct_fd_, fd_, current_.data, aligned, current_.offset, path_);
+    error_number = WriteAt(direct_fd_, fd_, current_.data, aligned, current_.offset, written);
   }
-  if (wrote && tail != 0) {
-    wrote = WriteAt(fd_, fd_, current_.data + aligned, tail, current_.offset + aligned, path_);
+  if (error_number == 0 && tail != 0) {
+    size_t tail_written = 0;
+    error_number =
+        WriteAt(fd_, fd_, current_.data + aligned, tail, current_.offset + aligned, tail_written);
+    written += tail_written;
   }
-  if (!wrote) {
+  if (error_number != 0) {
     std::lock_guard lock(mutex_);
-    if (!error_) error_ = wrote.error();
-    return wrote;
+    NoteUnwrittenLocked(current_, written, error_number);
+    current_.data = nullptr;  // its bytes are TakeFailure's now
+    return Failed();
   }
+  synced_ = appended_;
   // The partial block stays: the next whole-block write starts with it again.
   std::memmove(current_.data, current_.data + aligned, tail);
   current_.offset += aligned;
   current_.bytes = tail;
   return Ok();
+}
+
+DirectFile::Failure DirectFile::TakeFailure() {
+  (void)WaitIdle();
+  std::lock_guard lock(mutex_);
+  Failure failure;
+  failure.error_number = error_number_;
+  failure.appended = appended_;
+  std::vector<Unwritten> pending = unwritten_;
+  if (current_.data != nullptr && current_.bytes != 0) pending.push_back({current_, 0});
+  std::sort(pending.begin(), pending.end(),
+            [](const Unwritten& a, const Unwritten& b) { return a.chunk.offset < b.chunk.offset; });
+  // Every chunk before the first one not written whole reached the file (none is queued or in
+  // flight now); what the last successful Sync wrote is there whatever came after (a failed
+  // rewrite of its partial block leaves the bytes the block held).
+  uint64_t intact = appended_;
+  for (const Unwritten& u : pending) intact = std::min(intact, u.chunk.offset + u.written);
+  failure.intact = std::max(intact, synced_);
+  // From the memory of the chunks not written, and from the file between them (chunks whose
+  // write completed after the failure). The caller's descriptor is write-only: the same file is
+  // opened again to read.
+  const int reread = ::open(("/proc/self/fd/" + std::to_string(fd_)).c_str(), O_RDONLY | O_CLOEXEC);
+  uint64_t at = failure.intact;
+  for (auto next = pending.begin(); at < appended_;) {
+    while (next != pending.end() && next->chunk.offset + next->chunk.bytes <= at) ++next;
+    if (next != pending.end() && next->chunk.offset <= at) {
+      const uint8_t* from = next->chunk.data + (at - next->chunk.offset);
+      const uint64_t end = next->chunk.offset + next->chunk.bytes;
+      failure.unwritten.insert(failure.unwritten.end(), from, from + (end - at));
+      at = end;
+      continue;
+    }
+    const uint64_t end = next != pending.end() ? next->chunk.offset : appended_;
+    const size_t have = failure.unwritten.size();
+    failure.unwritten.resize(have + (end - at));
+    size_t got = 0;
+    while (reread >= 0 && got < end - at) {
+      const ssize_t n = ::pread(reread, failure.unwritten.data() + have + got, end - at - got,
+                                static_cast<off_t>(at + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got != end - at) {
+      failure.unwritten.resize(have + got);
+      break;
+    }
+    at = end;
+  }
+  if (reread >= 0) ::close(reread);
+  return failure;
 }
 
 Result<void> DirectFile::Close() {

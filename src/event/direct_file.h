@@ -60,6 +60,22 @@ class DirectFile {
   // Sync, then stop the I/O thread and close the O_DIRECT descriptor (not the caller's).
   Result<void> Close();
 
+  // What reached the file, once a call has failed (for a writer that cuts the file back to a
+  // whole event and counts the rest: event/writer.h).
+  struct Failure {
+    int error_number = 0;  // errno of the first write that failed
+    // The file holds the first `intact` bytes appended (bytes after them may be there too: a
+    // later chunk's write can succeed after an earlier one failed, or fail half-way).
+    uint64_t intact = 0;
+    uint64_t appended = 0;  // bytes Append took in all (a failed Append may take only some)
+    // The appended bytes from `intact` to `appended`: from the chunks that were not written,
+    // and read back from the file for those written after the failure. Shorter only if the
+    // file cannot be read back.
+    std::vector<uint8_t> unwritten;
+  };
+  // Waits until no write is in flight, then says what reached the file. Call after a failure.
+  Failure TakeFailure();
+
  private:
   struct Chunk {
     uint8_t* data;
@@ -92,6 +108,9 @@ class DirectFile {
   Result<void> Submit();
   Result<void> WaitIdle();
   Result<void> Failed() const;
+  // Under mutex_: a chunk not (or not wholly) written, `written` bytes of it in the file, and the
+  // error that stopped it (0: skipped after an earlier failure).
+  void NoteUnwrittenLocked(const Chunk& chunk, size_t written, int error_number);
 
   int fd_;         // the caller's descriptor: partial blocks
   int direct_fd_;  // O_DIRECT: whole blocks
@@ -113,6 +132,16 @@ class DirectFile {
   std::atomic<uint64_t> started_{0};  // chunks [0, started_) have entered write(2)
   bool stopping_ = false;
   std::optional<Error> error_;  // the first write error
+  int error_number_ = 0;        // its errno
+  // The chunks whose write failed or was skipped after a failure, with how many of their bytes
+  // reached the file: what TakeFailure reports. At most one entry per chunk (reserved).
+  struct Unwritten {
+    Chunk chunk;
+    size_t written;
+  };
+  std::vector<Unwritten> unwritten_;
+  uint64_t appended_ = 0;  // bytes Append took (the writer's thread only)
+  uint64_t synced_ = 0;    // appended bytes in the file as of the last successful Sync
   std::vector<std::thread> io_;
 };
 

@@ -27,20 +27,10 @@ std::vector<uint8_t> FileBytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-bool SupportsDirect(const std::string& dir) {
-  struct statfs fs {};
-  if (statfs(dir.c_str(), &fs) != 0 || fs.f_type == TMPFS_MAGIC) return false;
-  const std::string probe = dir + "/direct-probe";
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0600);
-  if (fd >= 0) ::close(fd);
-  ::unlink(probe.c_str());
-  return fd >= 0;
-}
-
 class DirectFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!SupportsDirect(dir_.path())) {
+    if (!testing::SupportsDirectIo(dir_.path())) {
       GTEST_SKIP() << dir_.path() << " is on a file system without O_DIRECT";
     }
     path_ = dir_.File("direct.bin");
@@ -61,6 +51,31 @@ std::vector<uint8_t> RandomBytes(std::mt19937& random, size_t size) {
   for (auto& b : bytes) b = static_cast<uint8_t>(random());
   return bytes;
 }
+
+// RLIMIT_FSIZE for as long as it lives, with SIGXFSZ ignored: a write past it fails with EFBIG
+// (the test's stand-in for a full disk: no other way makes an O_DIRECT write fail on demand).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+    if (::getrlimit(RLIMIT_FSIZE, &old_) != 0) return;
+    struct rlimit limit = old_;
+    limit.rlim_cur = bytes;
+    set_ = ::setrlimit(RLIMIT_FSIZE, &limit) == 0;
+  }
+  ~FileSizeLimit() {
+    if (set_) (void)::setrlimit(RLIMIT_FSIZE, &old_);
+    ::signal(SIGXFSZ, old_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  bool set() const { return set_; }
+
+ private:
+  struct rlimit old_ {};
+  sighandler_t old_handler_ = SIG_DFL;
+  bool set_ = false;
+};
 
 // Appends of every size, with syncs between some of them: the file holds exactly what was
 // appended after each sync, partial blocks and chunk boundaries included. With several writes in
@@ -127,23 +142,19 @@ TEST_F(DirectFileTest, CloseWaitsForTheWritesInFlight) {
 // a later Append or by Sync, with the file's name, and every call after it fails too.
 TEST_F(DirectFileTest, AFailedWriteSurfacesFromAppendOrSync) {
   const DirectFileOptions options{.chunk_bytes = 64 << 10, .chunks = 6, .in_flight = 3};
-  struct rlimit old_limit {};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
-  struct rlimit limit = old_limit;
-  limit.rlim_cur = options.chunk_bytes * 5 + 4096;  // in the middle of the sixth chunk
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
-
   auto file = DirectFile::Open(fd_, path_, options);
   ASSERT_TRUE(file) << file.error().message;
   std::mt19937 random(3);
   const auto bytes = RandomBytes(random, options.chunk_bytes);
   Result<void> result = Ok();
-  size_t appended = 0;
-  for (; appended < 40 && result; ++appended) result = (*file)->Append(bytes);
-  if (result) result = (*file)->Sync();
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  ::signal(SIGXFSZ, old_handler);
+  {
+    FileSizeLimit limit(options.chunk_bytes * 5 + 4096);  // in the middle of the sixth chunk
+    ASSERT_TRUE(limit.set()) << std::strerror(errno);
+    for (size_t appended = 0; appended < 40 && result; ++appended) {
+      result = (*file)->Append(bytes);
+    }
+    if (result) result = (*file)->Sync();
+  }
 
   ASSERT_FALSE(result) << "40 chunks appended past the limit without an error";
   EXPECT_NE(result.error().message.find(path_), std::string::npos) << result.error().message;
@@ -160,6 +171,80 @@ TEST_F(DirectFileTest, AFailedWriteSurfacesFromAppendOrSync) {
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), written.begin() + i * bytes.size()))
         << "chunk " << i;
   }
+}
+
+// Issue 19 point 5: after a failure the writer learns the errno and exactly which appended bytes
+// are in the file: the first `intact` of them, and every byte after those, from the chunks that
+// failed or were never written, so that it can cut the file at a whole event and count the rest.
+TEST_F(DirectFileTest, AFailureSaysWhichBytesReachedTheFile) {
+  const DirectFileOptions options{.chunk_bytes = 64 << 10, .chunks = 6, .in_flight = 3};
+  auto file = DirectFile::Open(fd_, path_, options);
+  ASSERT_TRUE(file) << file.error().message;
+  std::mt19937 random(9);
+  std::vector<uint8_t> appended;
+  Result<void> result = Ok();
+  const size_t limit_bytes = options.chunk_bytes * 5 + 4096 + 100;
+  {
+    FileSizeLimit limit(limit_bytes);
+    ASSERT_TRUE(limit.set()) << std::strerror(errno);
+    // Appends of odd sizes, so that a failed Append has taken only part of its bytes.
+    for (int i = 0; i < 60 && result; ++i) {
+      const auto bytes = RandomBytes(random, 20000 + 777 * static_cast<size_t>(i));
+      result = (*file)->Append(bytes);
+      appended.insert(appended.end(), bytes.begin(), bytes.end());
+    }
+    ASSERT_FALSE(result) << "60 appends past the limit without an error";
+    const DirectFile::Failure failure = (*file)->TakeFailure();
+    EXPECT_EQ(failure.error_number, EFBIG);
+    // The sixth chunk's write stops at the limit's last whole block (O_DIRECT) and the rest of
+    // it at the limit itself (the ordinary descriptor); later chunks write nothing.
+    EXPECT_EQ(failure.intact, limit_bytes);
+    ASSERT_LE(failure.appended, appended.size());
+    ASSERT_GT(failure.appended, failure.intact);
+    ASSERT_EQ(failure.intact + failure.unwritten.size(), failure.appended);
+    const auto in_file = FileBytes(path_);
+    ASSERT_GE(in_file.size(), failure.intact);
+    EXPECT_TRUE(std::equal(appended.begin(), appended.begin() + failure.intact, in_file.begin()))
+        << "the file's first " << failure.intact << " bytes are not the appended ones";
+    EXPECT_TRUE(std::equal(failure.unwritten.begin(), failure.unwritten.end(),
+                           appended.begin() + failure.intact))
+        << "the bytes reported unwritten are not the appended ones after the intact part";
+  }
+  EXPECT_FALSE((*file)->Close());
+}
+
+// The same when Sync's own write fails (its whole blocks with O_DIRECT, its last partial block
+// through the ordinary descriptor): the bytes of the last successful Sync stay intact.
+TEST_F(DirectFileTest, AFailedSyncSaysWhichBytesReachedTheFile) {
+  auto file = DirectFile::Open(fd_, path_, DirectFileOptions{});
+  ASSERT_TRUE(file) << file.error().message;
+  std::mt19937 random(13);
+  const auto first = RandomBytes(random, 3 * 4096 + 500);
+  const auto second = RandomBytes(random, 5 * 4096 + 10);
+  ASSERT_TRUE((*file)->Append(first));
+  ASSERT_TRUE((*file)->Sync());
+  FileSizeLimit limit(first.size() + 4096);
+  ASSERT_TRUE(limit.set()) << std::strerror(errno);
+  ASSERT_TRUE((*file)->Append(second));
+  const auto synced = (*file)->Sync();
+  ASSERT_FALSE(synced);
+  EXPECT_NE(synced.error().message.find(std::strerror(EFBIG)), std::string::npos)
+      << synced.error().message;
+  const DirectFile::Failure failure = (*file)->TakeFailure();
+  EXPECT_EQ(failure.error_number, EFBIG);
+  EXPECT_GE(failure.intact, first.size());
+  EXPECT_LE(failure.intact, first.size() + 4096);
+  ASSERT_EQ(failure.appended, first.size() + second.size());
+  ASSERT_EQ(failure.intact + failure.unwritten.size(), failure.appended);
+  std::vector<uint8_t> appended = first;
+  appended.insert(appended.end(), second.begin(), second.end());
+  const auto in_file = FileBytes(path_);
+  ASSERT_GE(in_file.size(), failure.intact);
+  EXPECT_TRUE(std::equal(appended.begin(), appended.begin() + failure.intact, in_file.begin()));
+  EXPECT_TRUE(std::equal(failure.unwritten.begin(), failure.unwritten.end(),
+                         appended.begin() + failure.intact));
+  EXPECT_FALSE((*file)->Append(second));
+  EXPECT_FALSE((*file)->Close());
 }
 
 // A writer killed (SIGKILL: no handler, no Close) while chunks are in flight leaves a prefix of

@@ -22,4 +22,7 @@ class TempDir {
   std::string path_;
 };
 
+// Whether files in `dir` can be written with O_DIRECT (not on a tmpfs, which DirectFile refuses).
+bool SupportsDirectIo(const std::string& dir);
+
 }  // namespace rastrace::event::testing

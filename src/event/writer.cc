@@ -19,6 +19,8 @@ namespace rastrace::event {
 namespace {
 
 constexpr size_t kBufferBytes = 256 * 1024;
+// How much of a cut log is read back at a time to find its last whole event.
+constexpr size_t kCutWindowBytes = size_t{1} << 20;
 
 // Errors that mean the file system has no room (or no more for this file): the log is cut and
 // the loss counted, instead of the log just ending where the disk did.
@@ -153,44 +155,69 @@ struct LogWriter::Impl {
     cut = true;
     failed = true;
     cut_errno = err;
-    known = std::min(known, intact);
-    std::vector<uint8_t> region(intact - known);
-    size_t have = 0;
     // The log is open write-only: the same file (not whatever now has its name) is opened again
     // to read it back.
     const int reread = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDONLY | O_CLOEXEC);
-    while (reread >= 0 && have < region.size()) {
-      const ssize_t got = ::pread(reread, region.data() + have, region.size() - have,
-                                  static_cast<off_t>(known + have));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      have += static_cast<size_t>(got);
+    struct stat st {};
+    if (reread < 0 || ::fstat(reread, &st) != 0) {
+      intact = known;
+    } else {
+      intact = std::min<uint64_t>(intact, static_cast<uint64_t>(st.st_size));
     }
-    if (reread >= 0) ::close(reread);
-    region.resize(have);
-    intact = known + have;
+    known = std::min(known, intact);
     const uint64_t room = LostEventBytes();
     // Whole events in the file from `known`: the cut is at the last one whose end leaves room.
+    // Read a window at a time (with O_DIRECT the last known event start may be as old as the
+    // last sync, the whole log without checkpoints), so the memory stays that of a window.
     uint64_t best = known;
     uint64_t best_timestamp = 0;
     uint64_t last_whole = known;
     uint64_t timestamp = 0;
-    std::vector<std::pair<uint64_t, uint64_t>> counts;  // (event start, traced events)
-    size_t at = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> counts;  // after `best`: (event start, traced)
+    std::vector<uint8_t> window;                        // the file's bytes from `last_whole`
+    uint64_t read_to = known;
+    bool whole = true;  // every event from `known` decoded so far
     Event event;
-    while (at < region.size()) {
-      DecodeResult decoded =
-          DecodeEvent(std::span(region).subspan(at), options.layout, options.byte_order, event);
-      if (decoded.status != DecodeStatus::kOk || decoded.size == 0) break;
-      counts.emplace_back(known + at, TracedEvents(event.hook_id, event));
-      at += decoded.size;
-      if (event.timestamped) timestamp = event.timestamp;
-      last_whole = known + at;
-      if (last_whole + room <= intact) {
-        best = last_whole;
-        best_timestamp = timestamp;
+    while (whole && read_to < intact) {
+      const size_t have = window.size();
+      const size_t want = std::min<uint64_t>(kCutWindowBytes, intact - read_to);
+      window.resize(have + want);
+      size_t got = 0;
+      while (have + got < window.size()) {
+        const ssize_t n = ::pread(reread, window.data() + have + got, window.size() - have - got,
+                                  static_cast<off_t>(read_to + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<size_t>(n);
       }
+      window.resize(have + got);
+      read_to += got;
+      // The file cannot be read further: the cut is within what was read.
+      if (got < want) intact = read_to;
+      size_t at = 0;
+      while (at < window.size()) {
+        DecodeResult decoded =
+            DecodeEvent(std::span(window).subspan(at), options.layout, options.byte_order, event);
+        if (decoded.status == DecodeStatus::kNeedMore) break;
+        if (decoded.status != DecodeStatus::kOk || decoded.size == 0) {
+          whole = false;
+          break;
+        }
+        const uint64_t start = last_whole;
+        at += decoded.size;
+        last_whole += decoded.size;
+        if (event.timestamped) timestamp = event.timestamp;
+        if (last_whole + room <= intact) {
+          best = last_whole;
+          best_timestamp = timestamp;
+          counts.clear();
+        } else {
+          counts.emplace_back(start, TracedEvents(event.hook_id, event));
+        }
+      }
+      window.erase(window.begin(), window.begin() + static_cast<ptrdiff_t>(at));
     }
+    if (reread >= 0) ::close(reread);
     cut_marked = best + room <= intact;
     cut_at = cut_marked ? best : last_whole;
     cut_timestamp = best_timestamp;
@@ -198,7 +225,7 @@ struct LogWriter::Impl {
       if (start >= cut_at) not_written += traced;
     }
     // What the file holds past its whole events, then what never reached it.
-    CountUnwritten(std::span(region).subspan(static_cast<size_t>(last_whole - known)));
+    CountUnwritten(window);
     CountUnwritten(tail);
     if (cut_marked) {
       if (auto wrote = WriteLostEvent(); !wrote) cut_marked = false;
@@ -248,6 +275,25 @@ struct LogWriter::Impl {
     return e;
   }
 
+  // A call of the direct path failed with `e`; `taken` are the stream's last bytes, handed to
+  // it by the call (it may have taken only some). The direct path is closed first: its threads
+  // have stopped and every write it started has ended, so what is in the file is known. On a
+  // full file system the log is then cut as on the buffered path (Cut): the 006 goes through
+  // the ordinary descriptor, into bytes the file already holds, so it needs no new block; an
+  // O_DIRECT write could not take its 24 or 40 bytes without rewriting a whole block, which is
+  // what the ordinary write does in the page cache.
+  Result<void> DirectFailed(const Error& e, std::span<const uint8_t> taken) {
+    DirectFile::Failure failure = direct->TakeFailure();
+    (void)direct->Close();  // reports `e` again
+    direct.reset();
+    if (!regular || !IsNoRoom(failure.error_number)) return Fail(e);
+    std::vector<uint8_t> tail = std::move(failure.unwritten);
+    const uint64_t not_taken = std::min<uint64_t>(bytes_written - failure.appended, taken.size());
+    tail.insert(tail.end(), taken.end() - static_cast<ptrdiff_t>(not_taken), taken.end());
+    file_bytes = failure.intact;
+    return Cut(failure.error_number, KnownBoundary(failure.intact), failure.intact, tail);
+  }
+
   Result<void> Usable() const {
     if (fd < 0) return MakeError("{}: log writer is closed", path);
     if (failed) return error;
@@ -259,11 +305,15 @@ struct LogWriter::Impl {
     if (direct) {
       if (!buffer.empty()) {
         auto appended = direct->Append(buffer);
+        if (!appended) {
+          auto failed = DirectFailed(appended.error(), buffer);
+          buffer.clear();
+          return failed;
+        }
         buffer.clear();
-        if (!appended) return Fail(appended.error());
       }
       auto synced = direct->Sync();
-      if (!synced) return Fail(synced.error());
+      if (!synced) return DirectFailed(synced.error(), {});
       file_bytes = bytes_written;
       NoteWritten();
       return synced;
@@ -284,7 +334,7 @@ struct LogWriter::Impl {
       bytes_written += bytes.size();
       if (ends_an_event) stream_boundary = bytes_written;
       auto appended = direct->Append(bytes);
-      return appended ? appended : Fail(appended.error());
+      return appended ? appended : DirectFailed(appended.error(), bytes);
     }
     if (buffer.size() + bytes.size() > kBufferBytes) {
       if (auto flushed = Flush(); !flushed) {
@@ -322,8 +372,8 @@ struct LogWriter::Impl {
     Result<void> result = failed ? Result<void>(error) : Flush();
     if (direct) {
       auto closed = direct->Close();
+      if (!closed && result.ok()) result = DirectFailed(closed.error(), {});
       direct.reset();
-      if (!closed && result.ok()) result = closed;
     }
     if (owns_fd && ::close(fd) != 0 && result.ok()) {
       result = MakeError("{}: close failed: {}", path, std::strerror(errno));
@@ -420,8 +470,12 @@ Result<void> LogWriter::Write(const EventFields& fields) {
   impl_->stream_boundary = impl_->bytes_written;
   if (impl_->direct) {
     auto appended = impl_->direct->Append(buffer);
+    if (!appended) {
+      auto failed = impl_->DirectFailed(appended.error(), buffer);
+      buffer.clear();
+      return failed;
+    }
     buffer.clear();
-    if (!appended) return impl_->Fail(appended.error());
   }
   return Ok();
 }

@@ -50,7 +50,8 @@ class LogWriter {
   // own count included). Every later write returns the error (and is counted); Close rewrites
   // the 006 with the final count and returns "PATH: no space left on device after N bytes; M
   // events not written". Only when not even the 006 fits does the log end at its last whole
-  // event without it (the message says so).
+  // event without it (the message says so). With direct_io the same holds: the direct path is
+  // closed at the failure, and the events of its chunks that were not written are counted.
   bool cut() const;
   uint64_t events_not_written() const;
   Layout layout() const;

@@ -1,13 +1,16 @@
 #include "event/writer.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <iterator>
 
 #include "common/small_tmpfs.h"
+#include "common/wait_or_kill.h"
 #include "event/encode.h"
 #include "event/reader.h"
 #include "event/test_util.h"
@@ -160,13 +163,17 @@ TEST(WriterTest, WriteErrorsNameThePath) {
   EXPECT_FALSE(writer->Write(OneWord(1)).ok());
 }
 
-// What the full-disk test below checks, in the child that sees the small file system: returns
-// a description of the first thing that is wrong, or nothing.
-std::string CheckCutLog(const std::string& dir) {
-  constexpr uint64_t kEvents = 20000;  // 40 bytes each: far more than the 64 KiB file system
+// What the full-disk tests below check, in the child that sees the small file system (or the
+// small file size limit): `events` of 40 bytes each, far more than it holds, written with
+// `options`; the writer's message gives `reason`. Returns a description of the first thing that
+// is wrong, or nothing.
+std::string CheckCutLog(const std::string& dir, WriterOptions options = {},
+                        uint64_t kEvents = 20000,
+                        const std::string& reason = "no space left on device") {
   constexpr uint64_t kReportedLost = 5;
   const std::string path = dir + "/t.log";
-  auto writer = LogWriter::Create(path, {.overwrite = true});
+  options.overwrite = true;
+  auto writer = LogWriter::Create(path, options);
   if (!writer) return writer.error().message;
   uint64_t refused = 0;
   for (uint64_t i = 1; i <= kEvents; ++i) {
@@ -215,8 +222,8 @@ std::string CheckCutLog(const std::string& dir) {
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "no log";
-  const std::string expected = fmt::format(
-      "{}: no space left on device after {} bytes; {} events not written", path, st.st_size, count);
+  const std::string expected =
+      fmt::format("{}: {} after {} bytes; {} events not written", path, reason, st.st_size, count);
   if (closed.error().message != expected) return closed.error().message + " != " + expected;
   if (CutLogLostCount(path) != count) return "CutLogLostCount does not find the count";
   return "";
@@ -233,6 +240,37 @@ TEST(WriterTest, AFullFileSystemCutsTheLogAtAWholeEventAndCountsTheRest) {
   });
   if (result.unavailable) GTEST_SKIP() << *result.unavailable;
   EXPECT_EQ(result.status, 0) << "(the child's stderr says what is wrong)";
+}
+
+// The same with O_DIRECT (the default of `rastrace record` on a disk): the write that fails is
+// one of the direct path's chunks, written by its own threads while the writer goes on; the log
+// is still cut at a whole event in the file, and the events of every chunk not written are
+// counted. A file size limit (EFBIG) stands in for the full disk here; the end-to-end test in
+// tests/reliability/full_disk_test.cc fills a real one.
+TEST(WriterTest, AFileTooLargeForTheDirectPathCutsTheLogAtAWholeEventAndCountsTheRest) {
+  TempDir dir;
+  if (!testing::SupportsDirectIo(dir.path())) {
+    GTEST_SKIP() << dir.path() << " is on a file system without O_DIRECT";
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // 1.5 MiB and 100 bytes: inside a chunk, and not where an event ends.
+    struct rlimit limit {};
+    ::signal(SIGXFSZ, SIG_IGN);
+    if (::getrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+    limit.rlim_cur = (size_t{3} << 19) + 100;
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+    const std::string problem =
+        CheckCutLog(dir.path(), {.direct_io = true}, 200000, "file too large");
+    if (problem.empty()) ::_exit(0);
+    std::fprintf(stderr, "%s\n", problem.c_str());
+    ::_exit(1);
+  }
+  const auto status = WaitOrKill(child, std::chrono::minutes(1));
+  ASSERT_TRUE(status) << "the child hung";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+      << "status " << *status << " (the child's stderr says what is wrong)";
 }
 
 TEST(WriterTest, OnlyACutLogHasACutCount) {

@@ -91,9 +91,9 @@ std::string MakeRingDirectory() {
 // Rebuilds the log of every process that left its ring files in `dir` (it ended without
 // completing its log) and is gone, then removes the directory. Returns false when a log could
 // not be rebuilt (its files stay in `dir`, which is named).
-// `log` is CMD's log: the rebuilt logs are written beside it (the logs of other processes are
-// LOG.<pid> in the same directory), then renamed over the process's own.
-bool RecoverEndedProcesses(const std::string& dir, const std::string& log) {
+// `log` is the log of CMD (process `command`): the rebuilt logs are written beside it (the logs of
+// other processes are LOG.<pid> in the same directory), then renamed over the process's own.
+bool RecoverEndedProcesses(const std::string& dir, const std::string& log, pid_t command) {
   auto pids = buffer::ListRecordedProcesses(dir);
   if (!pids) {
     fmt::print(stderr, "rastrace record: {}\n", pids.error().message);
@@ -111,6 +111,20 @@ bool RecoverEndedProcesses(const std::string& dir, const std::string& log) {
       left = true;
       continue;
     }
+    // A log the writer cut on a full disk ends with the count of what it could not write and
+    // was reported by the process itself; rebuilding it on the same disk would only fail.
+    const std::string own_log =
+        pid == static_cast<uint64_t>(command) ? log : fmt::format("{}.{}", log, pid);
+    if (const auto cut = event::CutLogLostCount(own_log)) {
+      fmt::print(stderr,
+                 "rastrace record: process {} ended after a full disk cut its log {} ({} events "
+                 "not written); not rebuilt there: its buffers stay in {} (`rastrace recover {} "
+                 "-o LOG` on a file system with room)\n",
+                 pid, own_log, *cut, dir, dir);
+      ok = false;
+      left = true;
+      continue;
+    }
     buffer::RecoverOptions options;
     options.dir = dir;
     options.pid = pid;
@@ -119,10 +133,14 @@ bool RecoverEndedProcesses(const std::string& dir, const std::string& log) {
     options.remove_files = true;
     auto summary = buffer::Recover(options);
     if (!summary) {
+      // A partial rebuild is no log: removed, and the buffers it came from kept.
+      std::error_code ignored;
+      std::filesystem::remove(options.output, ignored);
       fmt::print(stderr,
                  "rastrace record: process {} ended without completing its log, which could not "
-                 "be rebuilt: {}; its buffers stay in {}\n",
-                 pid, summary.error().message, dir);
+                 "be rebuilt: {}; the partial rebuild was removed, and its buffers stay in {} "
+                 "(`rastrace recover {} -o LOG` on a file system with room)\n",
+                 pid, summary.error().message, dir, dir);
       ok = false;
       left = true;
       continue;
@@ -248,7 +266,8 @@ int RunRecord(const RecordArgs& args) {
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
 
-  const bool recovered = ring_dir.empty() || RecoverEndedProcesses(ring_dir, options->log_path);
+  const bool recovered =
+      ring_dir.empty() || RecoverEndedProcesses(ring_dir, options->log_path, child);
   // The command's own status, unless it succeeded and its log did not: then the log's failure.
   bool log_ok = recovered;
   if (options->log_path != "-" && !std::filesystem::exists(options->log_path, ignored)) {
