@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <vector>
 
+#include "common/output_file.h"
 #include "report/columns.h"
 #include "report/emitter.h"
 #include "report/event_source.h"
@@ -70,13 +72,11 @@ int RunReport(const ReportOptions& options, const tmpl::TemplateSet& templates, 
     WarningOnce warnings;
     Emitter emitter(options, sink.text());
     if (options.jobs > 1) {
-      RunParallel(
-          {preparer, emitter, sink, progress, source, templates, index, warnings, options.raw,
-           tracepoints},
-          options.jobs);
+      RunParallel({preparer, emitter, sink, progress, source, templates, index, warnings,
+                   options.raw, tracepoints},
+                  options.jobs);
     } else {
-      Formatter formatter(templates, index, source.processes(), warnings, options.raw,
-                          tracepoints);
+      Formatter formatter(templates, index, source.processes(), warnings, options.raw, tracepoints);
       PreparedEvent prepared;
       tmpl::EvalOutput text;
       while (preparer.Next(prepared)) {
@@ -90,15 +90,27 @@ int RunReport(const ReportOptions& options, const tmpl::TemplateSet& templates, 
   }
   progress.Finish();
   sink.Flush();
-  std::fflush(out);
+  // Said as every command says it: the output and the reason ("trcrpt: standard output: write
+  // error: No space left on device"), the reason of the first write that failed.
+  const std::string output_name = options.output_file.empty() || options.output_file == "-"
+                                      ? "standard output"
+                                      : options.output_file;
+  const Result<void> finished = FinishOutput(out, output_name);
   int status = 0;
   for (const std::string& warning : source.warnings()) {
     std::fprintf(err, "trcrpt: warning: %s (the report stops at the last whole event)\n",
                  warning.c_str());
     status = 1;
   }
-  if (sink.failed()) {
-    std::fprintf(err, "trcrpt: error writing the report\n");
+  if (sink.error_number() != 0) {
+    std::fprintf(err, "trcrpt: %s: write error: %s\n", output_name.c_str(),
+                 std::strerror(sink.error_number()));
+    status = 1;
+  } else if (!finished || sink.failed()) {
+    const std::string message = finished
+                                    ? fmt::format("{}: write error: data was lost", output_name)
+                                    : finished.error().message;
+    std::fprintf(err, "trcrpt: %s\n", message.c_str());
     status = 1;
   }
   return status;
