@@ -108,6 +108,7 @@ struct Recorder::Session {
   std::optional<Error> error;
   bool log_cut = false;  // a full disk cut the log (event::LogWriter::cut)
   SessionTotals totals;
+  uint64_t lost_in_freed_slots = 0;  // the 006 counts of the threads whose rings were freed
   // The writer's working memory, kept across rounds so that a round does not allocate.
   std::vector<ThreadSlot*> writer_slots;
   DrainScratch drain_scratch;
@@ -256,12 +257,15 @@ void Recorder::SnapshotSlots(std::vector<ThreadSlot*>& slots) {
   for (auto& slot : slots_) slots.push_back(slot.get());
 }
 
-void Recorder::FreeDrainedRetiredSlots() {
+void Recorder::FreeDrainedRetiredSlots(Session& s) {
   std::lock_guard lock(slots_mutex_);
-  std::erase_if(slots_, [](const auto& slot) {
-    return slot->retired.load(std::memory_order_acquire) &&
-           slot->ring.head() == slot->ring.tail() &&
-           slot->lost_reported == slot->ring.lost() + slot->lost_by_writer;
+  std::erase_if(slots_, [&s](const auto& slot) {
+    const bool drained = slot->retired.load(std::memory_order_acquire) &&
+                         slot->ring.head() == slot->ring.tail() &&
+                         slot->lost_reported == slot->ring.lost() + slot->lost_by_writer;
+    // Its losses are in the log's 006 events; the session's totals must keep them too.
+    if (drained) s.lost_in_freed_slots += slot->lost_reported;
+    return drained;
   });
 }
 
@@ -329,7 +333,7 @@ void Recorder::WriterMain(Session& s) {
       const DrainResult drained = DrainOnce(s.writer_slots, sink, Now(), s.drain_scratch);
       s.totals.events_written += drained.events;
       TendRingGrowth(s, /*offer=*/true);
-      FreeDrainedRetiredSlots();
+      FreeDrainedRetiredSlots(s);
       // A log cut by a full disk keeps tracing: each round's events are counted, not written, so
       // that the log's last 006 counts every event the program committed and the log lacks.
       if (sink.stopped() && !sink.cut()) {
@@ -382,6 +386,7 @@ void Recorder::WriterMain(Session& s) {
   sink.AppendTrailer(trailer);
   {
     std::lock_guard lock(slots_mutex_);
+    s.totals.events_lost = s.lost_in_freed_slots;
     for (auto& slot : slots_) s.totals.events_lost += slot->lost_reported;
   }
   s.totals.rotations = sink.rotations();
@@ -389,7 +394,7 @@ void Recorder::WriterMain(Session& s) {
   if (auto closed = sink.Close(); !closed) s.error = closed.error();
   if (!s.error && sink.error()) s.error = *sink.error();
   s.log_cut = sink.cut();
-  FreeDrainedRetiredSlots();
+  FreeDrainedRetiredSlots(s);
   // The log is complete: the flight recorder's files have nothing left to recover. A log a full
   // disk cut is complete too: it ends with the count of what was not written, and rebuilding it
   // on the same full disk would only cut it again.

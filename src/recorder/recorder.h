@@ -93,7 +93,9 @@ class Recorder {
   void WriterMain(Session& session);
   // Fills `slots` (the writer's own vector, reused: a drain round does not allocate).
   void SnapshotSlots(std::vector<ThreadSlot*>& slots);
-  void FreeDrainedRetiredSlots();
+  // Frees the slots of exited threads that are drained and whose losses are in the log; those
+  // losses go on counting in the session's totals.
+  void FreeDrainedRetiredSlots(Session& session);
   // Counts the rings that grew and, with `offer`, offers each live thread a larger one
   // (docs/recorder.md).
   void TendRingGrowth(Session& session, bool offer);

@@ -387,8 +387,8 @@ TEST_F(RecorderTest, AFlightRecorderRingGrowsUnderLoadAndLosesNothing) {
   burst();
   SessionTotals totals;
   auto events = StopAndRead(&totals);
-  // Losses from the log's 006 events: the totals leave out a thread whose ring was freed.
   EXPECT_EQ(LostIn(events), 0u);
+  EXPECT_EQ(totals.events_lost, 0u);
   EXPECT_GE(totals.ring_growths, 1u);
   EXPECT_EQ(WithHook(events, 0x0500).size(), 1500u);
 
@@ -398,6 +398,48 @@ TEST_F(RecorderTest, AFlightRecorderRingGrowsUnderLoadAndLosesNothing) {
   EXPECT_EQ(totals.ring_growths, 0u);
   EXPECT_GT(LostIn(events), 0u) << "the test did not overload the ring";
   EXPECT_EQ(WithHook(events, 0x0500).size() + LostIn(events), 1500u);
+  EXPECT_EQ(totals.events_lost, LostIn(events));
+}
+
+// Issue 19: the session's totals count the losses of a thread whose ring was freed before the
+// end (it exited and the writer had drained it), as the log's 006 events do.
+TEST_F(RecorderTest, TotalsCountTheLossesOfAThreadWhoseRingWasFreed) {
+  const std::string shm = dir_.File("shm");
+  ASSERT_EQ(mkdir(shm.c_str(), 0700), 0);
+  // A fixed 4 KiB ring (about 100 events) and a burst of 1,500: most are lost.
+  ASSERT_TRUE(Recorder::Get().Start(Options("-T 4K --shm-path " + shm)));
+  constexpr uint64_t kBurst = 1500;
+  uint64_t tid = 0;
+  std::thread burst([&tid] {
+    tid = static_cast<uint64_t>(gettid());
+    for (uint64_t i = 0; i < kBurst; ++i) TRCHKL2T(0x05000000, 0, i);
+  });
+  burst.join();
+  // The thread has exited. Once its events and its 006 are in the log, and a later event of this
+  // thread after them (each round drains, frees drained rings of exited threads, then
+  // checkpoints: the log is flushed then), its ring has been freed.
+  TRCHKL1T(0x07000000, 1);
+  bool freed = false;
+  for (int attempt = 0; attempt < 2000 && !freed; ++attempt) {
+    auto events = ReadLog(dir_.File("log"));  // may be caught in the middle of a write
+    if (events) {
+      uint64_t kept = 0;
+      uint64_t lost = 0;
+      bool marker = false;
+      for (const LoggedEvent& e : *events) {
+        if (e.hook_id == 0x0500 && e.thread_id == tid) ++kept;
+        if (e.hook_id == event::kHookLost && e.words[1] == tid) lost += e.words[0];
+        if (e.hook_id == 0x0700) marker = true;
+      }
+      freed = marker && lost > 0 && kept + lost == kBurst;
+    }
+    if (!freed) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(freed) << "the burst's events and losses did not reach the log within 10 s";
+  SessionTotals totals;
+  const auto events = StopAndRead(&totals);
+  EXPECT_GT(LostIn(events), 0u) << "the test did not overload the ring";
+  EXPECT_EQ(totals.events_lost, LostIn(events));
 }
 
 // -T alone keeps the AIX meaning: the ring has that size, however far the writer falls behind.
