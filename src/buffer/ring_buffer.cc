@@ -77,6 +77,7 @@ void RingBuffer::Empty(Mode mode) {
   producer_.cpu = kSlowOnly;
   cold_.named_cpu = kNoCpu;
   cold_.take = 0;
+  cold_.claim_waited = false;
   grows_ = (reading_.memory || source_ != nullptr) &&
            (mode == Mode::kAlternate || mode == Mode::kBlocking);
   reader_.words = producer_.data;
@@ -116,11 +117,11 @@ bool RingBuffer::MakeRoomFor(size_t words) {
   }
   switch (cold_.mode) {
     case Mode::kAlternate:
-      if (TakeGrowth(words)) return true;
+      if (MayGrow() && TakeGrowth(words)) return true;
       CountLost();
       return false;
     case Mode::kBlocking: {
-      if (TakeGrowth(words)) return true;
+      if (MayGrow() && TakeGrowth(words)) return true;
       // Wait for the writer; give up only when it has made no progress for a long time (it
       // stopped, or the process is stopping), so the wait is bounded and the loss still counted.
       auto last_progress = std::chrono::steady_clock::now();
@@ -213,13 +214,23 @@ bool RingBuffer::TakeGrowth(size_t words) {
   Growth& growth = growth_[entry];
   uint8_t state = growth.state.load(std::memory_order_acquire);
   if (state == kGrowthNone) state = GrowItself(entry);
-  if (state == kGrowthClaimed) {
-    // The consumer is mapping this region right now (a system call): wait for it, boundedly.
-    const auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
+  if (state == kGrowthClaimed && !cold_.claim_waited) {
+    // The consumer is preparing this region right now: wait for it, once per claim. Mapping
+    // memory takes microseconds, but a file region's pages are reserved and mapped too (about
+    // 3 us per 4 KiB page here: milliseconds for megabytes), and the hooks do not wait that long
+    // (kClaimPatienceLarge): past it, events are dropped (and counted) until the region is
+    // offered, instead of each hook waiting milliseconds on the slow path.
+    const auto patience = capacity_bytes() * 2 <= kClaimSmallBytes
+                              ? std::chrono::microseconds(kClaimPatience)
+                              : kClaimPatienceLarge;
+    const auto deadline = std::chrono::steady_clock::now() + patience;
     while ((state = growth.state.load(std::memory_order_acquire)) == kGrowthClaimed &&
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::yield();
     }
+    cold_.claim_waited = state == kGrowthClaimed;
+  } else if (state != kGrowthClaimed) {
+    cold_.claim_waited = false;
   }
   if (state != kGrowthOffered) return false;
   growth.start = producer_.head;
@@ -304,6 +315,7 @@ bool RingBuffer::MapClaimed(size_t entry, size_t bytes) {
     return false;
   }
   region.bytes = bytes;
+  region.populated = source_ != nullptr;  // a source's regions come with their pages mapped
   growth.words = region.words;
   growth.capacity_words = bytes / 8;
   return true;

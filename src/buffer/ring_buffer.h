@@ -77,7 +77,8 @@ struct RingControl {
 // a region once it has handed back every position in it.
 class RegionSource {
  public:
-  // `bytes` of zeroed memory, twice the size of the last region; nullptr when it cannot be had.
+  // `bytes` of zeroed memory, twice the size of the last region, its pages mapped for writing
+  // (the producer takes no page faults there); nullptr when it cannot be had.
   virtual uint64_t* MapRegion(size_t bytes) = 0;
   // The producer moves into `words` at position `start`, before it publishes any event there.
   virtual void RegionTaken(const uint64_t* words, uint64_t start) = 0;
@@ -167,6 +168,19 @@ class RingBuffer {
       if (producer_.head >= cold_.next_block) NoteBlockStart();
       producer_.limit = std::min(producer_.limit, cold_.next_block);
     }
+  }
+  // The hooks' drop path, for when FitsContiguous said no: true when the event is dropped (and
+  // counted) because an alternate-mode ring is still full and cannot grow now, without the slow
+  // path's calls. A ring that fills for good (the program outruns the log) takes this on every
+  // hook, so a drop costs a few loads instead of a walk through Reserve, MakeRoom and TakeGrowth
+  // (docs/performance.md, "The hook end to end"). False: take the slow path (Reserve), which
+  // decides the same again with everything else (room across the wrap, growth, other modes).
+  bool DropIfFull(size_t words) {
+    if (cold_.mode != Mode::kAlternate) return false;
+    const uint64_t tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
+    if (producer_.head + words - tail <= capacity_words() || MayGrow()) return false;
+    CountLost();
+    return true;
   }
   // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
   bool MakeRoom(size_t words);
@@ -318,6 +332,7 @@ class RingBuffer {
     uint8_t take = 0;  // the growth_ entry the producer takes next
     uint8_t first_block = 0;
     uint8_t block_count = 0;
+    bool claim_waited = false;  // TakeGrowth waited for the claimed entry it takes next
     std::array<BlockStart, kBlockStarts> blocks;  // blocks[first_block], ... in position order
   };
   uint64_t capacity_words() const { return producer_.data ? producer_.mask + 1 : 0; }
@@ -339,8 +354,13 @@ class RingBuffer {
   static constexpr uint8_t kGrowthTaken = 2;
   static constexpr uint8_t kGrowthClaimed = 3;  // being mapped and filled
   static constexpr size_t kGrowthEntries = 4;
-  // How long a producer waits for a consumer that is mapping the region it needs.
+  // How long a producer waits, once per claim, for a consumer that is preparing the region it
+  // needs: a small region (up to kClaimSmallBytes) is ready in microseconds unless the consumer
+  // is held off its CPU, so it is waited for as long as before (kClaimPatience); a large one
+  // may take milliseconds (a file region's pages), which the hooks do not wait for.
   static constexpr std::chrono::milliseconds kClaimPatience{10};
+  static constexpr std::chrono::microseconds kClaimPatienceLarge{200};
+  static constexpr size_t kClaimSmallBytes = size_t{1} << 20;
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
     uint64_t* words = nullptr;
@@ -382,6 +402,15 @@ class RingBuffer {
   // Circular mode: moves the tail past the oldest events, whole blocks at a time, so that `words`
   // fit, counting the traced events overwritten.
   void OverwriteOldest(size_t words);
+  // Producer: whether TakeGrowth can find a region (one is offered or being mapped, or the
+  // producer may map one itself). Inline, so that a ring at its limit drops an event without
+  // the calls and register saves of TakeGrowth: a full ring takes this path on every hook.
+  bool MayGrow() const {
+    if (!grows_) return false;
+    const uint8_t state = growth_[cold_.take].state.load(std::memory_order_relaxed);
+    if (state == kGrowthNone) return capacity_words() * 16 <= growth_limit_;
+    return state != kGrowthClaimed || !cold_.claim_waited;
+  }
   // Producer: moves to the offered region, or to one it maps (up to growth_limit_), and says
   // whether `words` now fit.
   bool TakeGrowth(size_t words);

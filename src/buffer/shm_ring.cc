@@ -183,6 +183,11 @@ uint64_t* ShmRing::MapRegion(size_t bytes) {
     return refuse(std::strerror(err));
   }
   close(fd);
+  // Its pages are mapped now, by whoever grows the ring (the writer preparing an offer, or the
+  // producer on its overload path when nothing was offered), not by a minor fault on the first
+  // store to each 4 KiB page: those were one hook in 64 taking microseconds
+  // (docs/performance.md, "The hook end to end"), and in bulk a page costs less.
+  PopulateForWriting(address, bytes);
   ShmRegion& region = h.regions[index];
   region.offset = offset;
   region.capacity_words = bytes / 8;
@@ -287,8 +292,8 @@ Result<std::unique_ptr<ShmRing>> ShmProcess::CreateRing(size_t capacity_bytes, M
   header->regions[0].start.store(0, std::memory_order_relaxed);
   header->region_count.store(1, std::memory_order_relaxed);
   std::memcpy(header->name, name.data(), std::min(name.size(), sizeof header->name - 1));
-  // Touching every page now keeps page faults off the hot path (as the heap ring does).
-  std::memset(static_cast<char*>(mapping->address()) + kShmPage, 0, bytes);
+  // The words are zero (the file is new) and their pages are mapped (CreateMappedFile): the
+  // hooks take no page faults, and the thread's first hook does not write the ring twice.
   std::atomic_ref<uint64_t>(header->magic).store(kShmRingMagic, std::memory_order_release);
   return std::make_unique<ShmRing>(std::move(*mapping), shared_from_this(), file);
 }
