@@ -97,6 +97,7 @@ DirectFile::DirectFile(Token, int fd, int direct_fd, std::string path, DirectFil
   auto* base = static_cast<uint8_t*>(chunks_.base);
   current_ = {base, 0, 0};
   queued_.resize(options_.chunks);
+  done_.assign(options_.chunks, Chunk{nullptr, 0, 0});
   free_.reserve(options_.chunks);
   unwritten_.reserve(options_.chunks);
   for (size_t i = 1; i < options_.chunks; ++i) free_.push_back(base + i * options_.chunk_bytes);
@@ -143,10 +144,11 @@ void DirectFile::IoThread() {
     lock.lock();
     --writing_;
     if (skip || error_number != 0) {
-      // Kept out of the free list: TakeFailure reads its bytes.
+      // Kept out of the free list: TakeFailure reads its bytes. Never counted as written:
+      // written_ stops before it.
       NoteUnwrittenLocked(chunk, written, error_number);
     } else {
-      free_.push_back(chunk.data);
+      NoteWritten(turn, chunk);
     }
     changed_.notify_all();
   }
@@ -158,6 +160,21 @@ void DirectFile::NoteUnwrittenLocked(const Chunk& chunk, size_t written, int err
     error_number_ = error_number;
   }
   unwritten_.push_back({chunk, written});
+}
+
+void DirectFile::NoteWritten(uint64_t turn, const Chunk& chunk) {
+  done_[turn % done_.size()] = chunk;
+  for (;;) {
+    Chunk& done = done_[next_done_ % done_.size()];
+    if (done.data == nullptr) return;
+    written_.store(std::max(written_.load(std::memory_order_relaxed), done.offset + done.bytes),
+                   std::memory_order_release);
+    // Free again only now: each turn not yet counted holds its chunk, so there are never more of
+    // them than chunks, and their slots never collide.
+    free_.push_back(done.data);
+    done.data = nullptr;
+    ++next_done_;
+  }
 }
 
 Result<void> DirectFile::Failed() const {
@@ -228,6 +245,7 @@ Result<void> DirectFile::Sync() {
     return Failed();
   }
   synced_ = appended_;
+  written_.store(appended_, std::memory_order_release);  // no write is in flight now
   // The partial block stays: the next whole-block write starts with it again.
   std::memmove(current_.data, current_.data + aligned, tail);
   current_.offset += aligned;

@@ -57,6 +57,14 @@ class DirectFile {
   Result<void> Append(std::span<const uint8_t> bytes);
   // Every byte appended so far is in the file when this returns.
   Result<void> Sync();
+  // The file holds every byte before this offset: the writes of all chunks before it have
+  // completed (or Sync wrote them). Any thread; it only grows. The flight recorder publishes a
+  // checkpoint once the file holds the log up to it, instead of waiting for the writes
+  // (docs/reliability.md, "Checkpoints").
+  uint64_t written_bytes() const { return written_.load(std::memory_order_acquire); }
+  // Bytes handed to the I/O threads (queued, being written or written); the rest waits in the
+  // chunk being filled until it is full or Sync writes it. Appending thread only.
+  uint64_t submitted_bytes() const { return current_.offset; }
   // Sync, then stop the I/O thread and close the O_DIRECT descriptor (not the caller's).
   Result<void> Close();
 
@@ -107,6 +115,8 @@ class DirectFile {
   // Queues the current chunk and takes a free one (waiting for the I/O thread if none is).
   Result<void> Submit();
   Result<void> WaitIdle();
+  // Under mutex_: the write of `turn` completed; frees the chunks of the turns counted.
+  void NoteWritten(uint64_t turn, const Chunk& chunk);
   Result<void> Failed() const;
   // Under mutex_: a chunk not (or not wholly) written, `written` bytes of it in the file, and the
   // error that stopped it (0: skipped after an earlier failure).
@@ -130,6 +140,12 @@ class DirectFile {
   size_t writing_ = 0;                // chunks held by I/O threads
   uint64_t next_turn_ = 0;            // of the next chunk an I/O thread takes, in file order
   std::atomic<uint64_t> started_{0};  // chunks [0, started_) have entered write(2)
+  // Writes complete in any order: done_[turn % chunks] is turn's chunk once its write completed
+  // (data nullptr: not yet), next_done_ the first turn not completed. A failed or skipped write
+  // never completes, so written_ stops before it.
+  std::vector<Chunk> done_;
+  uint64_t next_done_ = 0;
+  std::atomic<uint64_t> written_{0};
   bool stopping_ = false;
   std::optional<Error> error_;  // the first write error
   int error_number_ = 0;        // its errno

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -113,6 +114,38 @@ TEST_F(DirectFileTest, OneWriteInFlightKeepsEveryByte) {
 TEST_F(DirectFileTest, ManyChunksInFlightEachLandAtTheirOffset) {
   // 64 KiB chunks, 7 of them written at once: many chunks overtake the ones before them.
   AppendAndSyncEverySize(path_, fd_, {.chunk_bytes = 64 << 10, .chunks = 8, .in_flight = 7});
+}
+
+// written_bytes() says how much of the file is written: it moves only over chunks whose write,
+// and the writes of all chunks before them, completed (the flight recorder publishes checkpoints
+// up to it), never past the chunk being filled until Sync writes that.
+TEST_F(DirectFileTest, WrittenBytesFollowTheCompletedWritesInFileOrder) {
+  const DirectFileOptions options{.chunk_bytes = 64 << 10, .chunks = 8, .in_flight = 7};
+  std::mt19937 random(5);
+  const auto bytes = RandomBytes(random, options.chunk_bytes * 37 + 1234);
+  auto file = DirectFile::Open(fd_, path_, options);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ((*file)->written_bytes(), 0u);
+  ASSERT_TRUE((*file)->Append(bytes));
+  EXPECT_EQ((*file)->submitted_bytes(), options.chunk_bytes * 37);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  uint64_t seen = 0;
+  while (seen < options.chunk_bytes * 37 && std::chrono::steady_clock::now() < deadline) {
+    const uint64_t written = (*file)->written_bytes();
+    if (written == seen) continue;
+    ASSERT_EQ(written % options.chunk_bytes, 0u);
+    ASSERT_LE(written, options.chunk_bytes * 37);
+    const auto in_file = FileBytes(path_);
+    ASSERT_GE(in_file.size(), written);
+    ASSERT_TRUE(
+        std::equal(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(written), in_file.begin()))
+        << "written_bytes() " << written << " is ahead of the file";
+    seen = written;
+  }
+  EXPECT_EQ(seen, options.chunk_bytes * 37);
+  ASSERT_TRUE((*file)->Sync());
+  EXPECT_EQ((*file)->written_bytes(), bytes.size());
+  ASSERT_TRUE((*file)->Close());
 }
 
 // Close (and the destructor, which closes) with chunks still queued and being written: every

@@ -495,6 +495,12 @@ uint64_t LogWriter::events_not_written() const {
 uint64_t LogWriter::bytes_written() const {
   return impl_->bytes_written;
 }
+uint64_t LogWriter::bytes_in_file() const {
+  return impl_->direct ? impl_->direct->written_bytes() : impl_->file_bytes;
+}
+uint64_t LogWriter::bytes_on_the_way() const {
+  return impl_->direct ? impl_->direct->submitted_bytes() : impl_->file_bytes;
+}
 Layout LogWriter::layout() const {
   return impl_->options.layout;
 }

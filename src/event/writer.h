@@ -43,6 +43,11 @@ class LogWriter {
   Result<void> Close();
 
   uint64_t bytes_written() const;  // including the magic
+  // Of bytes_written(), those the file holds (their writes completed; not those buffered or in
+  // O_DIRECT writes still in flight), and those handed on to be written without a Flush (the rest
+  // waits for more bytes, or a Flush).
+  uint64_t bytes_in_file() const;
+  uint64_t bytes_on_the_way() const;
 
   // A write that failed for want of room (ENOSPC, EDQUOT, EFBIG, EIO) cuts the log: the file is
   // cut back to its last whole event that leaves room for one 006 event, which counts every

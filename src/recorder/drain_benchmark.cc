@@ -3,11 +3,14 @@
 //
 //   BM_DrainOnce/<threads>: one DrainOnce over rings holding 4 MiB of TRCHKL1T events each,
 //     merged by timestamp, into a log in $TMPDIR (default /tmp): events/s and bytes/s.
-//   BM_RecordToLog/<M events/s>/<direct>/<bytes>: one thread records 50 M TRCHKL1T events (32
-//     bytes) or TRCHKL0T events (24 bytes, a timestamped hook without data) paced at that rate
-//     (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread), the log
-//     written with O_DIRECT (direct:1, the default) or through the page cache (direct:0); the
-//     time runs until the log is complete. Counters: written and lost events, the rate achieved.
+//   BM_RecordToLog/<M events/s>/<direct>/<bytes>/<shm>: one thread records 50 M TRCHKL1T events
+//     (32 bytes) or TRCHKL0T events (24 bytes, a timestamped hook without data) paced at that
+//     rate (0 = as fast as it can) with default options (alternate mode, 4 MiB per thread), the
+//     log written with O_DIRECT (direct:1, the default) or through the page cache (direct:0), the
+//     rings in memory (shm:0, the library's default) or recoverable, in files of a directory in
+//     /dev/shm with the writer's checkpoints (shm:1, the default of `rastrace record`); the time
+//     runs until the log is complete. Counters: written and lost events, the rate achieved,
+//     checkpoints published.
 //     RASTRACE_BENCH_LOG names another log (e.g. /dev/null); RASTRACE_BENCH_BUFFER another ring
 //     size.
 #include <benchmark/benchmark.h>
@@ -122,6 +125,15 @@ void BM_RecordToLog(benchmark::State& state) {
   options.log_path = path;
   options.direct_io = state.range(1) != 0;
   const int64_t event_bytes = state.range(2);
+  std::string shm_dir;
+  if (state.range(3) != 0) {
+    shm_dir = "/dev/shm/rastrace-bench-XXXXXX";
+    if (mkdtemp(shm_dir.data()) == nullptr) {
+      state.SkipWithError("cannot make a directory in /dev/shm");
+      return;
+    }
+    options.shm_path = shm_dir;
+  }
   // RASTRACE_BENCH_BUFFER=8M: another ring size, to tell how long the writer's longest stall is;
   // RASTRACE_BENCH_BUFFER_MAX=4M: how far rings may grow (the ring size itself: fixed rings).
   for (auto [name, target] : {std::pair{"RASTRACE_BENCH_BUFFER", &options.buffer_bytes},
@@ -135,7 +147,8 @@ void BM_RecordToLog(benchmark::State& state) {
     }
     *target = *bytes;
   }
-  uint64_t written = 0, lost = 0, writer_ns = 0, io_ns = 0, growths = 0, largest = 0;
+  uint64_t written = 0, lost = 0, writer_ns = 0, io_ns = 0, growths = 0, largest = 0,
+           checkpoints = 0;
   double seconds = 0;
   for (auto _ : state) {
     if (auto started = Recorder::Get().Start(options); !started) {
@@ -172,9 +185,11 @@ void BM_RecordToLog(benchmark::State& state) {
     written += totals->events_written;
     lost += totals->events_lost;
     growths += totals->ring_growths;
+    checkpoints += totals->checkpoints;
     largest = std::max(largest, totals->largest_ring_bytes);
   }
   if (log_override == nullptr) std::remove(path.c_str());
+  if (!shm_dir.empty()) std::filesystem::remove_all(shm_dir);
   state.counters["written_per_s"] = static_cast<double>(written) / seconds;
   state.counters["MB_per_s"] =
       static_cast<double>(written) * static_cast<double>(event_bytes) / seconds / 1e6;
@@ -184,14 +199,16 @@ void BM_RecordToLog(benchmark::State& state) {
   state.counters["io_cpu_ms_per_GB"] = static_cast<double>(io_ns) / 1e6 / gigabytes;
   state.counters["lost"] = static_cast<double>(lost) / static_cast<double>(state.iterations());
   state.counters["ring_growths"] = static_cast<double>(growths);
+  if (!shm_dir.empty()) state.counters["checkpoints"] = static_cast<double>(checkpoints);
   state.counters["ring_MiB"] = static_cast<double>(largest) / (1 << 20);
   state.counters["lost_pct"] =
       100.0 * static_cast<double>(lost) / static_cast<double>(kEvents * state.iterations());
 }
 BENCHMARK(BM_RecordToLog)
-    ->ArgNames({"Mevents_per_s", "direct", "bytes"})
-    ->ArgsProduct({{0, 25, 50}, {1, 0}, {32}})
-    ->ArgsProduct({{0, 50}, {1}, {24}})
+    ->ArgNames({"Mevents_per_s", "direct", "bytes", "shm"})
+    ->ArgsProduct({{0, 25, 50}, {1, 0}, {32}, {0}})
+    ->ArgsProduct({{0, 50}, {1}, {24}, {0}})
+    ->ArgsProduct({{0, 50}, {1}, {32}, {1}})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

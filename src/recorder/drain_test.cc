@@ -1,14 +1,20 @@
 #include "recorder/drain.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <memory>
+#include <optional>
+#include <thread>
 
+#include "buffer/recover.h"
 #include "event/format.h"
 #include "event/temp_dir.h"
+#include "recorder/checkpoints.h"
 #include "recorder/header_events.h"
 #include "recorder/test_log.h"
 
@@ -429,6 +435,123 @@ TEST(DrainTest, FullLogRotatesToOldWithA005) {
     EXPECT_LE(std::filesystem::file_size(file == &*current ? dir.File("log") : dir.File("log.old")),
               options.log_bytes);
   }
+}
+
+// ---- The flight recorder's checkpoints (recorder/checkpoints.h): published once the file holds
+// the round, without waiting for the log's writes.
+
+class CheckpointTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    shm_ = dir_.File("shm");
+    ASSERT_EQ(mkdir(shm_.c_str(), 0700), 0);
+    std::vector<uint8_t> header;
+    AppendTraceOff(7, 1, 1, header);  // the sink's stand-in header (OpenSink)
+    auto process = buffer::ShmProcess::Create(shm_, buffer::Mode::kAlternate, header, log_);
+    ASSERT_TRUE(process) << process.error().message;
+    process_ = *process;
+    auto file = process_->CreateRing(4 << 20, buffer::Mode::kAlternate, 77, "worker");
+    ASSERT_TRUE(file) << file.error().message;
+    slot_ = std::make_unique<ThreadSlot>(std::move(*file), buffer::Mode::kAlternate, 77);
+    checkpoints_.emplace(*process_);
+  }
+
+  // Events value first..last-1 (32 bytes each), drained into the sink as a writer round does.
+  void Round(LogSink& sink, uint64_t first, uint64_t last, bool idle = false,
+             std::chrono::milliseconds at = std::chrono::milliseconds(0)) {
+    for (uint64_t i = first; i < last; ++i) ASSERT_TRUE(Put(*slot_, 0x01100000, i, i + 1));
+    ThreadSlot* slots[] = {slot_.get()};
+    DrainOnce(slots, sink, 0);
+    ASSERT_TRUE(sink.Flush());
+    checkpoints_->AfterRound(slots, sink, idle, start_ + at);
+  }
+
+  // What a recovery finds if the process died now: the log's bytes it takes, and the values of
+  // the events, each of which must appear once.
+  std::vector<uint64_t> Recovered(uint64_t* log_bytes) {
+    buffer::RecoverOptions options;
+    options.dir = shm_;
+    options.output = dir_.File("recovered");
+    options.force = true;
+    auto summary = buffer::Recover(options);
+    EXPECT_TRUE(summary) << summary.error().message;
+    if (!summary) return {};
+    *log_bytes = summary->log_prefix_bytes;
+    auto events = ReadLog(options.output);
+    EXPECT_TRUE(events) << events.error().message;
+    std::vector<uint64_t> values;
+    for (const auto& e : Only(*events, 0x0110)) values.push_back(e.words[0]);
+    return values;
+  }
+  static std::vector<uint64_t> Iota(uint64_t n) {
+    std::vector<uint64_t> values(n);
+    for (uint64_t i = 0; i < n; ++i) values[i] = i;
+    return values;
+  }
+
+  TempDir dir_;
+  std::string shm_;
+  std::string log_ = dir_.File("log");
+  std::shared_ptr<buffer::ShmProcess> process_;
+  std::unique_ptr<ThreadSlot> slot_;
+  std::optional<Checkpoints> checkpoints_;
+  Checkpoints::Clock::time_point start_ = Checkpoints::Clock::now();
+};
+
+// A round's events still in the chunk being filled are not checkpointed: the ring keeps them
+// (the round does not wait for the disk); a recovery then takes them from the ring. Once the log's
+// later writes have them in the file, the round is published without writing the log out.
+TEST_F(CheckpointTest, ARoundIsPublishedOnceTheFileHoldsItWithoutWaitingForTheDisk) {
+  LogSink sink = OpenSink(log_);
+  Round(sink, 0, 1000);  // 32,000 bytes: far from a full chunk
+  const uint64_t first_round = sink.bytes();
+  EXPECT_LT(sink.bytes_in_file(), first_round);
+  EXPECT_EQ(process_->published_checkpoint(), 0u);
+  EXPECT_EQ(slot_->checkpointed_read, 0u) << "handed back before the file had the events";
+  uint64_t taken = 0;
+  EXPECT_EQ(Recovered(&taken), Iota(1000));
+  EXPECT_EQ(taken, 0u);
+
+  // Three more chunks' worth: the first round's bytes go to the file with the full chunks.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  Round(sink, 1000, 100000);
+  while (sink.bytes_in_file() < first_round && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GE(sink.bytes_in_file(), first_round);
+  ThreadSlot* slots[] = {slot_.get()};
+  checkpoints_->AfterRound(slots, sink, /*idle=*/false, start_);
+  EXPECT_EQ(process_->published_checkpoint(), 1u);
+  EXPECT_GE(slot_->checkpointed_read, 4000u);  // at least the first round's words
+  EXPECT_LT(sink.bytes_in_file(), sink.bytes()) << "the log was written out";
+  EXPECT_EQ(Recovered(&taken), Iota(100000));
+  EXPECT_GE(taken, first_round);
+  ASSERT_TRUE(sink.Close());
+}
+
+// When nothing more comes to fill the chunk (an idle round), or the round has waited
+// Checkpoints::kMaxWait, the log is written out and the round published.
+TEST_F(CheckpointTest, AnIdleOrLongWaitingRoundIsWrittenOutAndPublished) {
+  LogSink sink = OpenSink(log_);
+  Round(sink, 0, 100);
+  EXPECT_EQ(process_->published_checkpoint(), 0u);
+  Round(sink, 100, 100, /*idle=*/true);
+  EXPECT_EQ(process_->published_checkpoint(), 1u);
+  EXPECT_EQ(slot_->checkpointed_read, 400u);
+  EXPECT_TRUE(slot_->Checkpointed());
+  uint64_t taken = 0;
+  EXPECT_EQ(Recovered(&taken), Iota(100));
+  EXPECT_EQ(taken, sink.bytes());
+
+  Round(sink, 100, 200, false, std::chrono::milliseconds(1));
+  EXPECT_EQ(process_->published_checkpoint(), 1u);
+  EXPECT_FALSE(slot_->Checkpointed());
+  Round(sink, 200, 300, false, std::chrono::milliseconds(1) + Checkpoints::kMaxWait);
+  EXPECT_EQ(process_->published_checkpoint(), 2u);
+  EXPECT_EQ(slot_->checkpointed_read, 1200u);
+  EXPECT_EQ(Recovered(&taken), Iota(300));
+  EXPECT_EQ(taken, sink.bytes());
+  ASSERT_TRUE(sink.Close());
 }
 
 }  // namespace

@@ -65,6 +65,11 @@ class LogSink {
   // The first write error, if any.
   const std::optional<Error>& error() const { return error_; }
   uint64_t bytes() const;
+  // Of the current file's bytes(), those the file holds, and those handed on to be written
+  // without a FlushToFile (event::LogWriter::bytes_in_file, bytes_on_the_way): the flight
+  // recorder's checkpoints are published up to the first (docs/reliability.md).
+  uint64_t bytes_in_file() const { return writer_ ? writer_->bytes_in_file() : 0; }
+  uint64_t bytes_on_the_way() const { return writer_ ? writer_->bytes_on_the_way() : 0; }
 
  private:
   LogSink(std::string path, const RecorderOptions& options, HeaderBuilder header,

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "common/started_thread.h"
+#include "recorder/checkpoints.h"
 #include "recorder/clock.h"
 #include "recorder/current_cpu.h"
 #include "recorder/drain.h"
@@ -96,6 +97,7 @@ struct Recorder::Session {
   SessionInfo info;
   std::optional<LogSink> sink;
   std::shared_ptr<buffer::ShmProcess> shm;  // --shm-path
+  std::optional<Checkpoints> checkpoints;   // with shm
   std::thread writer;
   std::mutex mutex;
   std::condition_variable wake;
@@ -186,6 +188,7 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
                                           session->log_path);
     if (!shm) return MakeError("rastrace: --shm-path {}", shm.error().message);
     session->shm = std::move(*shm);
+    session->checkpoints.emplace(*session->shm);
   }
 
   g_filter_active = !options.include_hooks.empty() || !options.exclude_hooks.empty();
@@ -257,12 +260,15 @@ void Recorder::SnapshotSlots(std::vector<ThreadSlot*>& slots) {
   for (auto& slot : slots_) slots.push_back(slot.get());
 }
 
-void Recorder::FreeDrainedRetiredSlots(Session& s) {
+void Recorder::FreeDrainedRetiredSlots(Session& s, bool checkpoints_over) {
   std::lock_guard lock(slots_mutex_);
-  std::erase_if(slots_, [&s](const auto& slot) {
+  std::erase_if(slots_, [&s, checkpoints_over](const auto& slot) {
+    // A ring in a file is kept until a published checkpoint has all of it: its file says the
+    // checkpoints after its release have it in the log (docs/reliability.md).
     const bool drained = slot->retired.load(std::memory_order_acquire) &&
                          slot->ring.head() == slot->ring.tail() &&
-                         slot->lost_reported == slot->ring.lost() + slot->lost_by_writer;
+                         slot->lost_reported == slot->ring.lost() + slot->lost_by_writer &&
+                         (checkpoints_over || slot->Checkpointed());
     // Its losses are in the log's 006 events; the session's totals must keep them too.
     if (drained) s.lost_in_freed_slots += slot->lost_reported;
     return drained;
@@ -293,21 +299,6 @@ void Recorder::TendRingGrowth(Session& s, bool offer) {
       if (needs_room) ring.PopulateOffer();
     }
   }
-}
-
-void Recorder::CheckpointShm(Session& s) {
-  if (!s.shm || s.sink->stopped() || s.sink->error() || !s.sink->FlushToFile()) return;
-  // Every drained event is in the file now (the flush came first); the checkpoint says so, and
-  // only then may producers reuse the space (docs/reliability.md).
-  std::vector<ThreadSlot*>& slots = s.writer_slots;
-  SnapshotSlots(slots);
-  const uint64_t seq = s.shm->next_checkpoint();
-  for (ThreadSlot* slot : slots) {
-    if (!slot->shm) continue;
-    slot->shm->WriteCheckpoint({seq, slot->ring.tail(), slot->lost_reported, slot->lost_by_writer});
-  }
-  s.shm->PublishCheckpoint(seq, s.sink->bytes());
-  for (ThreadSlot* slot : slots) slot->ring.HandBack();
 }
 
 void Recorder::WriterMain(Session& s) {
@@ -342,8 +333,12 @@ void Recorder::WriterMain(Session& s) {
         break;
       }
       (void)sink.Flush();
-      CheckpointShm(s);
       const auto now = std::chrono::steady_clock::now();
+      if (s.checkpoints) {
+        // Every live ring, those registered since the drain's snapshot included.
+        SnapshotSlots(s.writer_slots);
+        s.checkpoints->AfterRound(s.writer_slots, sink, drained.events == 0, now);
+      }
       const auto round = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_round);
       last_round = now;
       // A busy round: go straight to the next one.
@@ -390,11 +385,12 @@ void Recorder::WriterMain(Session& s) {
     for (auto& slot : slots_) s.totals.events_lost += slot->lost_reported;
   }
   s.totals.rotations = sink.rotations();
+  if (s.checkpoints) s.totals.checkpoints = s.checkpoints->published();
   s.totals.log_path = s.log_path;
   if (auto closed = sink.Close(); !closed) s.error = closed.error();
   if (!s.error && sink.error()) s.error = *sink.error();
   s.log_cut = sink.cut();
-  FreeDrainedRetiredSlots(s);
+  FreeDrainedRetiredSlots(s, /*checkpoints_over=*/true);
   // The log is complete: the flight recorder's files have nothing left to recover. A log a full
   // disk cut is complete too: it ends with the count of what was not written, and rebuilding it
   // on the same full disk would only cut it again.

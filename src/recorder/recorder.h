@@ -50,6 +50,7 @@ struct SessionTotals {
   uint64_t rotations = 0;
   uint64_t ring_growths = 0;        // times a thread's ring doubled (see --buffer-max)
   uint64_t largest_ring_bytes = 0;  // the largest ring any thread reached
+  uint64_t checkpoints = 0;         // flight-recorder checkpoints published (--shm-path)
   std::string log_path;
 };
 
@@ -94,13 +95,12 @@ class Recorder {
   // Fills `slots` (the writer's own vector, reused: a drain round does not allocate).
   void SnapshotSlots(std::vector<ThreadSlot*>& slots);
   // Frees the slots of exited threads that are drained and whose losses are in the log; those
-  // losses go on counting in the session's totals.
-  void FreeDrainedRetiredSlots(Session& session);
+  // losses go on counting in the session's totals. A ring in a file only once a published
+  // checkpoint has all of it, unless `checkpoints_over` (the log is closed).
+  void FreeDrainedRetiredSlots(Session& session, bool checkpoints_over = false);
   // Counts the rings that grew and, with `offer`, offers each live thread a larger one
   // (docs/recorder.md).
   void TendRingGrowth(Session& session, bool offer);
-  // --shm-path: after a flush, records what the log holds and hands drained space back.
-  void CheckpointShm(Session& session);
 
   mutable std::mutex control_mutex_;  // Start / Stop / SetChannel / fork
   std::mutex slots_mutex_;            // slots_, slot_bytes_, slot_max_bytes_, slot_mode_, slot_shm_

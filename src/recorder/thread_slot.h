@@ -32,10 +32,32 @@ struct ThreadSlot {
   uint32_t growths_counted = 0;  // ring.growths() already added to the session's totals
   bool name_written = false;
 
+  // Writer side, rings in flight-recorder files (recorder/checkpoints.h): where each checkpoint
+  // noted and not yet published found this ring (by the checkpoint's tag, modulo the number
+  // kept), and what the last published one says.
+  struct CheckpointMark {
+    uint64_t tag = UINT64_MAX;
+    uint64_t read = 0;
+    uint64_t lost_reported = 0;
+    uint64_t lost_by_writer = 0;
+  };
+  static constexpr size_t kCheckpointMarks = 4;
+  std::array<CheckpointMark, kCheckpointMarks> marks{};
+  uint64_t checkpointed_read = 0;
+  uint64_t checkpointed_lost = 0;  // lost_reported
+
   void ResetWriterState() {
     lost_reported = lost_by_writer = last_timestamp = 0;
     growths_counted = 0;
     name_written = false;
+    marks = {};
+    checkpointed_read = checkpointed_lost = 0;
+  }
+  // Everything the ring's thread committed and lost is in a published checkpoint (or the ring is
+  // not in a file): a retired slot may be freed without a recovery missing its last events.
+  bool Checkpointed() const {
+    return !shm || (checkpointed_read == ring.published_head() &&
+                    checkpointed_lost == ring.lost() + lost_by_writer);
   }
 };
 
