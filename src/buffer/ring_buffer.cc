@@ -77,7 +77,6 @@ void RingBuffer::Empty(Mode mode) {
   producer_.cpu = kSlowOnly;
   cold_.named_cpu = kNoCpu;
   cold_.take = 0;
-  cold_.claim_waited = false;
   grows_ = (reading_.memory || source_ != nullptr) &&
            (mode == Mode::kAlternate || mode == Mode::kBlocking);
   reader_.words = producer_.data;
@@ -214,23 +213,15 @@ bool RingBuffer::TakeGrowth(size_t words) {
   Growth& growth = growth_[entry];
   uint8_t state = growth.state.load(std::memory_order_acquire);
   if (state == kGrowthNone) state = GrowItself(entry);
-  if (state == kGrowthClaimed && !cold_.claim_waited) {
-    // The consumer is preparing this region right now: wait for it, once per claim. Mapping
-    // memory takes microseconds, but a file region's pages are reserved and mapped too (about
-    // 3 us per 4 KiB page here: milliseconds for megabytes), and the hooks do not wait that long
-    // (kClaimPatienceLarge): past it, events are dropped (and counted) until the region is
-    // offered, instead of each hook waiting milliseconds on the slow path.
-    const auto patience = capacity_bytes() * 2 <= kClaimSmallBytes
-                              ? std::chrono::microseconds(kClaimPatience)
-                              : kClaimPatienceLarge;
-    const auto deadline = std::chrono::steady_clock::now() + patience;
+  if (state == kGrowthClaimed) {
+    // The consumer is preparing this region right now (mapping it; a file region's pages are
+    // reserved and mapped too): wait for it, boundedly. Not dropping meanwhile keeps a burst's
+    // events, which is what growth is for (docs/recorder.md, "Ring growth").
+    const auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
     while ((state = growth.state.load(std::memory_order_acquire)) == kGrowthClaimed &&
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::yield();
     }
-    cold_.claim_waited = state == kGrowthClaimed;
-  } else if (state != kGrowthClaimed) {
-    cold_.claim_waited = false;
   }
   if (state != kGrowthOffered) return false;
   growth.start = producer_.head;
@@ -255,8 +246,19 @@ uint8_t RingBuffer::GrowItself(size_t entry) {
   if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
     return state;  // the consumer got there first
   }
+  if (!MapClaimed(entry, bytes)) return kGrowthNone;
+  // A region in a file (a recoverable ring) has its pages mapped now, in one call, rather than
+  // by a minor fault on the first store to each 4 KiB page: those were one hook in 64 taking
+  // microseconds (docs/performance.md, "The hook end to end"), and in bulk a page costs less.
+  // (The consumer's offers are populated by PopulateOffer once offered, not while claimed: a
+  // producer waiting for a claim would wait the longer, and drop events after kClaimPatience.)
+  // Anonymous regions are left to fault: in transparent huge pages that is one fault per 2 MiB.
+  if (source_ != nullptr) {
+    PopulateForWriting(offered_[entry].words, offered_[entry].bytes);
+    offered_[entry].populated = true;
+  }
   // Offered to itself: TakeGrowth publishes it as taken.
-  return MapClaimed(entry, bytes) ? kGrowthOffered : kGrowthNone;
+  return kGrowthOffered;
 }
 
 bool RingBuffer::OfferGrowth(size_t max_bytes) {
@@ -315,7 +317,6 @@ bool RingBuffer::MapClaimed(size_t entry, size_t bytes) {
     return false;
   }
   region.bytes = bytes;
-  region.populated = source_ != nullptr;  // a source's regions come with their pages mapped
   growth.words = region.words;
   growth.capacity_words = bytes / 8;
   return true;

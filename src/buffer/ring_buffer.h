@@ -77,8 +77,7 @@ struct RingControl {
 // a region once it has handed back every position in it.
 class RegionSource {
  public:
-  // `bytes` of zeroed memory, twice the size of the last region, its pages mapped for writing
-  // (the producer takes no page faults there); nullptr when it cannot be had.
+  // `bytes` of zeroed memory, twice the size of the last region; nullptr when it cannot be had.
   virtual uint64_t* MapRegion(size_t bytes) = 0;
   // The producer moves into `words` at position `start`, before it publishes any event there.
   virtual void RegionTaken(const uint64_t* words, uint64_t start) = 0;
@@ -332,7 +331,6 @@ class RingBuffer {
     uint8_t take = 0;  // the growth_ entry the producer takes next
     uint8_t first_block = 0;
     uint8_t block_count = 0;
-    bool claim_waited = false;  // TakeGrowth waited for the claimed entry it takes next
     std::array<BlockStart, kBlockStarts> blocks;  // blocks[first_block], ... in position order
   };
   uint64_t capacity_words() const { return producer_.data ? producer_.mask + 1 : 0; }
@@ -354,13 +352,8 @@ class RingBuffer {
   static constexpr uint8_t kGrowthTaken = 2;
   static constexpr uint8_t kGrowthClaimed = 3;  // being mapped and filled
   static constexpr size_t kGrowthEntries = 4;
-  // How long a producer waits, once per claim, for a consumer that is preparing the region it
-  // needs: a small region (up to kClaimSmallBytes) is ready in microseconds unless the consumer
-  // is held off its CPU, so it is waited for as long as before (kClaimPatience); a large one
-  // may take milliseconds (a file region's pages), which the hooks do not wait for.
+  // How long a producer waits for a consumer that is preparing the region it needs.
   static constexpr std::chrono::milliseconds kClaimPatience{10};
-  static constexpr std::chrono::microseconds kClaimPatienceLarge{200};
-  static constexpr size_t kClaimSmallBytes = size_t{1} << 20;
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
     uint64_t* words = nullptr;
@@ -408,8 +401,7 @@ class RingBuffer {
   bool MayGrow() const {
     if (!grows_) return false;
     const uint8_t state = growth_[cold_.take].state.load(std::memory_order_relaxed);
-    if (state == kGrowthNone) return capacity_words() * 16 <= growth_limit_;
-    return state != kGrowthClaimed || !cold_.claim_waited;
+    return state != kGrowthNone || capacity_words() * 16 <= growth_limit_;
   }
   // Producer: moves to the offered region, or to one it maps (up to growth_limit_), and says
   // whether `words` now fit.

@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "buffer/ring_buffer.h"
@@ -255,63 +253,6 @@ TEST(RingGrowthTest, AnOfferIsPopulatedOnceAndOnlyWhileNotTaken) {
   for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
   EXPECT_FALSE(ring.PopulateOffer());  // taken
   EXPECT_EQ(DrainAll(ring), Sequence(0, 200));
-}
-
-// A region source whose MapRegion waits until the test opens the gate: a consumer preparing a
-// large region (a file region's pages take milliseconds per megabyte).
-class GatedSource final : public RegionSource {
- public:
-  uint64_t* MapRegion(size_t bytes) override {
-    std::unique_lock lock(mutex_);
-    entered_ = true;
-    changed_.notify_all();
-    changed_.wait(lock, [&] { return open_; });
-    regions_.push_back(std::vector<uint64_t>(bytes / 8));
-    return regions_.back().data();
-  }
-  void RegionTaken(const uint64_t*, uint64_t) override {}
-  void ReleaseRegion(uint64_t*, size_t) override {}
-  void WaitUntilEntered() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return entered_; });
-  }
-  void Open() {
-    std::lock_guard lock(mutex_);
-    open_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool entered_ = false;
-  bool open_ = false;
-  std::vector<std::vector<uint64_t>> regions_;
-};
-
-// While the consumer prepares a large region for a full ring, the hooks wait for it once, briefly
-// (kClaimPatienceLarge), then drop and count events without waiting (DropIfFull says so) until
-// it is offered, and then move there. Before, every hook waited 10 ms: 1,000 hooks, 10 s.
-TEST(RingGrowthTest, HooksDoNotWaitForALargeRegionBeingPrepared) {
-  std::vector<uint64_t> words((size_t{1} << 20) / 8);  // 1 MiB: the next region is 2 MiB
-  RingControl control;
-  GatedSource source;
-  RingBuffer ring(RingPlacement{words.data(), words.size(), &control, false, &source},
-                  Mode::kAlternate, kTid);
-  const uint64_t fits = words.size() / testing::kSeqEventWords;
-  for (uint64_t i = 0; i < fits; ++i) ASSERT_TRUE(WriteSeq(ring, i));
-  std::thread consumer([&] { EXPECT_TRUE(ring.OfferGrowth(size_t{4} << 20)); });
-  source.WaitUntilEntered();
-  const auto start = std::chrono::steady_clock::now();
-  for (uint64_t i = 0; i < 1000; ++i) EXPECT_FALSE(WriteSeq(ring, fits + i));
-  EXPECT_TRUE(ring.DropIfFull(testing::kSeqEventWords));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  EXPECT_EQ(ring.lost(), 1001u);
-  source.Open();
-  consumer.join();
-  EXPECT_TRUE(WriteSeq(ring, fits + 1000));  // moves to the offered 2 MiB
-  EXPECT_EQ(ring.capacity_bytes(), size_t{2} << 20);
-  EXPECT_EQ(DrainAll(ring).size(), fits + 1);
 }
 
 // A producer outrunning a consumer that offers growth between rounds, both racing to map the next

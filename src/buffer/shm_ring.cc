@@ -183,11 +183,6 @@ uint64_t* ShmRing::MapRegion(size_t bytes) {
     return refuse(std::strerror(err));
   }
   close(fd);
-  // Its pages are mapped now, by whoever grows the ring (the writer preparing an offer, or the
-  // producer on its overload path when nothing was offered), not by a minor fault on the first
-  // store to each 4 KiB page: those were one hook in 64 taking microseconds
-  // (docs/performance.md, "The hook end to end"), and in bulk a page costs less.
-  PopulateForWriting(address, bytes);
   ShmRegion& region = h.regions[index];
   region.offset = offset;
   region.capacity_words = bytes / 8;
