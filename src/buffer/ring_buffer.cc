@@ -116,11 +116,11 @@ bool RingBuffer::MakeRoomFor(size_t words) {
   }
   switch (cold_.mode) {
     case Mode::kAlternate:
-      if (MayGrow() && TakeGrowth(words)) return true;
+      if (TakeGrowth(words)) return true;
       CountLost();
       return false;
     case Mode::kBlocking: {
-      if (MayGrow() && TakeGrowth(words)) return true;
+      if (TakeGrowth(words)) return true;
       // Wait for the writer; give up only when it has made no progress for a long time (it
       // stopped, or the process is stopping), so the wait is bounded and the loss still counted.
       auto last_progress = std::chrono::steady_clock::now();
@@ -214,9 +214,7 @@ bool RingBuffer::TakeGrowth(size_t words) {
   uint8_t state = growth.state.load(std::memory_order_acquire);
   if (state == kGrowthNone) state = GrowItself(entry);
   if (state == kGrowthClaimed) {
-    // The consumer is preparing this region right now (mapping it; a file region's pages are
-    // reserved and mapped too): wait for it, boundedly. Not dropping meanwhile keeps a burst's
-    // events, which is what growth is for (docs/recorder.md, "Ring growth").
+    // The consumer is mapping this region right now (a system call): wait for it, boundedly.
     const auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
     while ((state = growth.state.load(std::memory_order_acquire)) == kGrowthClaimed &&
            std::chrono::steady_clock::now() < deadline) {
@@ -246,19 +244,8 @@ uint8_t RingBuffer::GrowItself(size_t entry) {
   if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
     return state;  // the consumer got there first
   }
-  if (!MapClaimed(entry, bytes)) return kGrowthNone;
-  // A region in a file (a recoverable ring) has its pages mapped now, in one call, rather than
-  // by a minor fault on the first store to each 4 KiB page: those were one hook in 64 taking
-  // microseconds (docs/performance.md, "The hook end to end"), and in bulk a page costs less.
-  // (The consumer's offers are populated by PopulateOffer once offered, not while claimed: a
-  // producer waiting for a claim would wait the longer, and drop events after kClaimPatience.)
-  // Anonymous regions are left to fault: in transparent huge pages that is one fault per 2 MiB.
-  if (source_ != nullptr) {
-    PopulateForWriting(offered_[entry].words, offered_[entry].bytes);
-    offered_[entry].populated = true;
-  }
   // Offered to itself: TakeGrowth publishes it as taken.
-  return kGrowthOffered;
+  return MapClaimed(entry, bytes) ? kGrowthOffered : kGrowthNone;
 }
 
 bool RingBuffer::OfferGrowth(size_t max_bytes) {

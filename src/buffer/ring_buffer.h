@@ -168,19 +168,6 @@ class RingBuffer {
       producer_.limit = std::min(producer_.limit, cold_.next_block);
     }
   }
-  // The hooks' drop path, for when FitsContiguous said no: true when the event is dropped (and
-  // counted) because an alternate-mode ring is still full and cannot grow now, without the slow
-  // path's calls. A ring that fills for good (the program outruns the log) takes this on every
-  // hook, so a drop costs a few loads instead of a walk through Reserve, MakeRoom and TakeGrowth
-  // (docs/performance.md, "The hook end to end"). False: take the slow path (Reserve), which
-  // decides the same again with everything else (room across the wrap, growth, other modes).
-  bool DropIfFull(size_t words) {
-    if (cold_.mode != Mode::kAlternate) return false;
-    const uint64_t tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
-    if (producer_.head + words - tail <= capacity_words() || MayGrow()) return false;
-    CountLost();
-    return true;
-  }
   // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
   bool MakeRoom(size_t words);
   // Reserve for an event that may wait (a CPU marker): where Reserve would drop, stop or block,
@@ -352,7 +339,7 @@ class RingBuffer {
   static constexpr uint8_t kGrowthTaken = 2;
   static constexpr uint8_t kGrowthClaimed = 3;  // being mapped and filled
   static constexpr size_t kGrowthEntries = 4;
-  // How long a producer waits for a consumer that is preparing the region it needs.
+  // How long a producer waits for a consumer that is mapping the region it needs.
   static constexpr std::chrono::milliseconds kClaimPatience{10};
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
@@ -395,14 +382,6 @@ class RingBuffer {
   // Circular mode: moves the tail past the oldest events, whole blocks at a time, so that `words`
   // fit, counting the traced events overwritten.
   void OverwriteOldest(size_t words);
-  // Producer: whether TakeGrowth can find a region (one is offered or being mapped, or the
-  // producer may map one itself). Inline, so that a ring at its limit drops an event without
-  // the calls and register saves of TakeGrowth: a full ring takes this path on every hook.
-  bool MayGrow() const {
-    if (!grows_) return false;
-    const uint8_t state = growth_[cold_.take].state.load(std::memory_order_relaxed);
-    return state != kGrowthNone || capacity_words() * 16 <= growth_limit_;
-  }
   // Producer: moves to the offered region, or to one it maps (up to growth_limit_), and says
   // whether `words` now fit.
   bool TakeGrowth(size_t words);

@@ -15,7 +15,6 @@ namespace {
 constexpr uint64_t kTid = 4242;
 
 using testing::DrainRound;
-using testing::kSeqEventWords;
 using testing::RaceProducerAndConsumer;
 using testing::WriteSeq;
 
@@ -47,45 +46,6 @@ TEST(RingBufferTest, AlternateDropsWhenFullAndCountsExactly) {
   EXPECT_TRUE(WriteSeq(ring, 500));
   EXPECT_EQ(DrainRound(ring), std::vector<uint64_t>{500});
   EXPECT_FALSE(ring.full());
-}
-
-// The hooks' drop path (DropIfFull, taken when the fast path's bound says no): it drops and
-// counts only what the slow path would drop, an alternate ring that is still full and cannot grow;
-// room the consumer released, an offered region, a region the producer may still map itself and
-// the other modes go to the slow path (false, nothing counted).
-TEST(RingBufferTest, TheHooksDropPathDropsOnlyWhatTheSlowPathWould) {
-  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 128 events of 4 words
-  for (uint64_t i = 0; i < 128; ++i) ASSERT_TRUE(WriteSeq(ring, i));
-  ASSERT_FALSE(ring.FitsContiguous(kSeqEventWords));
-  EXPECT_TRUE(ring.DropIfFull(kSeqEventWords));
-  EXPECT_TRUE(ring.DropIfFull(kSeqEventWords));
-  EXPECT_EQ(ring.lost(), 2u);
-  EXPECT_EQ(DrainRound(ring).size(), 128u);  // room again: the slow path takes the event
-  EXPECT_FALSE(ring.DropIfFull(kSeqEventWords));
-  EXPECT_TRUE(WriteSeq(ring, 128));
-  EXPECT_EQ(ring.lost(), 2u);
-
-  RingBuffer offered(4096, Mode::kAlternate, kTid);
-  for (uint64_t i = 0; i < 128; ++i) ASSERT_TRUE(WriteSeq(offered, i));
-  ASSERT_TRUE(offered.OfferGrowth(8192));
-  EXPECT_FALSE(offered.DropIfFull(kSeqEventWords));  // the slow path moves to the offer
-  EXPECT_TRUE(WriteSeq(offered, 128));
-
-  RingBuffer grows_itself(4096, Mode::kAlternate, kTid);
-  grows_itself.set_growth_limit(8192);
-  for (uint64_t i = 0; i < 128; ++i) ASSERT_TRUE(WriteSeq(grows_itself, i));
-  EXPECT_FALSE(grows_itself.DropIfFull(kSeqEventWords));  // the slow path maps 8 KiB
-  EXPECT_TRUE(WriteSeq(grows_itself, 128));
-  for (uint64_t i = 129; i < 256; ++i) ASSERT_TRUE(WriteSeq(grows_itself, i));
-  EXPECT_TRUE(grows_itself.DropIfFull(kSeqEventWords));  // at its limit
-  EXPECT_EQ(grows_itself.lost(), 1u);
-
-  for (Mode mode : {Mode::kCircular, Mode::kSingle, Mode::kBlocking}) {
-    RingBuffer other(4096, mode, kTid);
-    for (uint64_t i = 0; i < 128; ++i) ASSERT_TRUE(WriteSeq(other, i));
-    EXPECT_FALSE(other.DropIfFull(kSeqEventWords));
-    EXPECT_EQ(other.lost(), 0u);
-  }
 }
 
 TEST(RingBufferTest, EventsStraddlingTheEndWrapIntact) {

@@ -349,40 +349,6 @@ TEST_F(ShmRingTest, AGrownRingIsRecoveredWholeAcrossItsRegions) {
   EXPECT_EQ(Recovered(), Sequence(1, 450));
 }
 
-// How many of the 4 KiB pages from `address` on are in this process's page tables
-// (/proc/self/pagemap: bit 63, present).
-size_t MappedPages(const void* address, size_t bytes) {
-  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  EXPECT_GE(fd, 0);
-  if (fd < 0) return 0;
-  std::vector<uint64_t> entries(bytes / kShmPage);
-  const auto offset = static_cast<off_t>(reinterpret_cast<uintptr_t>(address) / kShmPage * 8);
-  const ssize_t got = pread(fd, entries.data(), entries.size() * 8, offset);
-  close(fd);
-  EXPECT_EQ(got, static_cast<ssize_t>(entries.size() * 8));
-  size_t mapped = 0;
-  for (uint64_t entry : entries) mapped += (entry >> 63) & 1;
-  return mapped;
-}
-
-// Ring memory is mapped before the hooks store there (issue 17.3): the first region when the
-// ring file is created, a region the producer grows into by itself when it maps it (the writer's
-// offers likewise, ShmRing::MapRegion). Without that, each 4 KiB page of the ring cost the hook
-// that first wrote there a minor fault of microseconds.
-TEST_F(ShmRingTest, RingPagesAreMappedAtCreationAndWhenTheProducerGrowsIt) {
-  auto process = ShmProcess::Create(shm_, Mode::kAlternate, header_, dir_ + "/log");
-  ASSERT_TRUE(process) << process.error().message;
-  auto file = (*process)->CreateRing(65536, Mode::kAlternate, kTid, "main");
-  ASSERT_TRUE(file) << file.error().message;
-  RingBuffer ring((*file)->placement(/*hold=*/false), Mode::kAlternate, kTid);
-  ring.set_growth_limit(131072);
-  EXPECT_EQ(MappedPages(ring.data(), 65536), 16u);
-  for (uint64_t seq = 0; seq <= 2048; ++seq) Write(ring, seq);  // the last grows the ring
-  ASSERT_EQ(ring.capacity_bytes(), 131072u);
-  EXPECT_EQ(MappedPages(ring.data(), 131072), 32u);  // one event stored there so far
-  EXPECT_EQ(ring.lost(), 0u);
-}
-
 // A damaged region table: each field that cannot be true of the file is named with the file and
 // its offset, and that ring is left out; nothing is read outside the file.
 TEST_F(ShmRingTest, ADamagedRegionTableIsReportedWithItsOffset) {

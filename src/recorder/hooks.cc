@@ -126,10 +126,8 @@ template <bool kTimestamp, class... Words>
   }
   constexpr size_t kData = sizeof...(Words);
   constexpr size_t kTotal = 2 + kData + (kTimestamp ? 1 : 0);
-  if (!ring->FitsContiguous(kTotal)) [[unlikely]] {
-    if (ring->DropIfFull(kTotal)) return;
+  if (!ring->FitsContiguous(kTotal)) [[unlikely]]
     return RecordSlow<kTimestamp>(hkwd, words...);
-  }
   const uint64_t at = ring->position();
   uint64_t* const event = ring->data() + (at & ring->mask());
   // The line 1 KiB ahead is asked for now, for writing: in alternate mode the writer has read
@@ -191,11 +189,8 @@ template <bool kTimestamp>
   length = std::min<size_t>(length, 0xFFFF);
   const size_t total = buffer::GenericEventWords(length, kTimestamp);
   buffer::RingBuffer* ring = t_ring;
-  if (ring == nullptr || CurrentCpu() != ring->fast_cpu()) [[unlikely]] {
-    return RecordGenericSlow<kTimestamp>(hkwd, word, length, bytes);
-  }
-  if (!ring->FitsContiguous(total)) [[unlikely]] {
-    if (ring->DropIfFull(total)) return;
+  if (ring == nullptr || CurrentCpu() != ring->fast_cpu() || !ring->FitsContiguous(total))
+      [[unlikely]] {
     return RecordGenericSlow<kTimestamp>(hkwd, word, length, bytes);
   }
   uint64_t* const event = ring->data() + (ring->position() & ring->mask());
