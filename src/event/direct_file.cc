@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/started_thread.h"
+#include "event/read_back.h"
 
 namespace rastrace::event {
 namespace {
@@ -272,7 +273,7 @@ DirectFile::Failure DirectFile::TakeFailure() {
   // From the memory of the chunks not written, and from the file between them (chunks whose
   // write completed after the failure). The caller's descriptor is write-only: the same file is
   // opened again to read.
-  const int reread = ::open(("/proc/self/fd/" + std::to_string(fd_)).c_str(), O_RDONLY | O_CLOEXEC);
+  const int reread = OpenAgainForReading(fd_);
   uint64_t at = failure.intact;
   for (auto next = pending.begin(); at < appended_;) {
     while (next != pending.end() && next->chunk.offset + next->chunk.bytes <= at) ++next;
@@ -286,14 +287,7 @@ DirectFile::Failure DirectFile::TakeFailure() {
     const uint64_t end = next != pending.end() ? next->chunk.offset : appended_;
     const size_t have = failure.unwritten.size();
     failure.unwritten.resize(have + (end - at));
-    size_t got = 0;
-    while (reread >= 0 && got < end - at) {
-      const ssize_t n = ::pread(reread, failure.unwritten.data() + have + got, end - at - got,
-                                static_cast<off_t>(at + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
+    const size_t got = ReadBack(reread, std::span(failure.unwritten).subspan(have), at);
     if (got != end - at) {
       failure.unwritten.resize(have + got);
       break;

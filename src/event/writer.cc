@@ -14,6 +14,7 @@
 #include "event/decode.h"
 #include "event/direct_file.h"
 #include "event/encode.h"
+#include "event/read_back.h"
 
 namespace rastrace::event {
 namespace {
@@ -157,7 +158,7 @@ struct LogWriter::Impl {
     cut_errno = err;
     // The log is open write-only: the same file (not whatever now has its name) is opened again
     // to read it back.
-    const int reread = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDONLY | O_CLOEXEC);
+    const int reread = OpenAgainForReading(fd);
     struct stat st {};
     if (reread < 0 || ::fstat(reread, &st) != 0) {
       intact = known;
@@ -182,14 +183,7 @@ struct LogWriter::Impl {
       const size_t have = window.size();
       const size_t want = std::min<uint64_t>(kCutWindowBytes, intact - read_to);
       window.resize(have + want);
-      size_t got = 0;
-      while (have + got < window.size()) {
-        const ssize_t n = ::pread(reread, window.data() + have + got, window.size() - have - got,
-                                  static_cast<off_t>(read_to + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += static_cast<size_t>(n);
-      }
+      const size_t got = ReadBack(reread, std::span(window).subspan(have), read_to);
       window.resize(have + got);
       read_to += got;
       // The file cannot be read further: the cut is within what was read.
