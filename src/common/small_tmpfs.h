@@ -28,28 +28,44 @@ struct SmallTmpfsResult {
   int status = -1;  // the child's wait status; -1 when it hung and was killed
 };
 
-// `body(dir)` runs in the child with `bytes` of tmpfs mounted at `dir` (mode 0700); its return
-// value is the child's exit status. Exit status 77 from the child before `body` runs means the
-// namespace or mount was refused.
-inline SmallTmpfsResult RunWithSmallTmpfs(size_t bytes,
-                                          const std::function<int(const std::string&)>& body) {
-  std::string pattern = "/tmp/rastrace-small-tmpfs-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) return {"cannot create a directory in /tmp", 0};
-  const std::string dir = pattern;
+// Runs `mount()`, then `body()`, in a forked child with a mount namespace of its own (private
+// from /), so that nothing it mounts is seen elsewhere. Returns the child's wait status, nullopt
+// when it hung and was killed. Exit status 77: the namespace was refused; 78: `mount` failed.
+inline std::optional<int> RunInOwnMountNamespace(const std::function<bool()>& mount_step,
+                                                 const std::function<int()>& body) {
   const pid_t child = fork();
   if (child == 0) {
     if (unshare(CLONE_NEWNS) != 0 ||
         mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
       _exit(77);
     }
-    const std::string data = "size=" + std::to_string(bytes) + ",mode=0700";
-    if (mount("tmpfs", dir.c_str(), "tmpfs", 0, data.c_str()) != 0) _exit(77);
-    _exit(body(dir));
+    if (!mount_step()) _exit(78);
+    _exit(body());
   }
-  const std::optional<int> status = WaitOrKill(child, std::chrono::minutes(1));
+  return WaitOrKill(child, std::chrono::minutes(1));
+}
+
+inline bool ExitedWith(const std::optional<int>& status, int code) {
+  return status && WIFEXITED(*status) && WEXITSTATUS(*status) == code;
+}
+
+// `body(dir)` runs in the child with `bytes` of tmpfs mounted at `dir` (mode 0700); its return
+// value is the child's exit status. Exit status 77 or 78 from the child before `body` runs means
+// the namespace or mount was refused.
+inline SmallTmpfsResult RunWithSmallTmpfs(size_t bytes,
+                                          const std::function<int(const std::string&)>& body) {
+  std::string pattern = "/tmp/rastrace-small-tmpfs-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return {"cannot create a directory in /tmp", 0};
+  const std::string dir = pattern;
+  const std::optional<int> status = RunInOwnMountNamespace(
+      [&] {
+        const std::string data = "size=" + std::to_string(bytes) + ",mode=0700";
+        return mount("tmpfs", dir.c_str(), "tmpfs", 0, data.c_str()) == 0;
+      },
+      [&] { return body(dir); });
   rmdir(dir.c_str());
   if (!status) return {std::nullopt, -1};  // hung: killed, and the test fails
-  if (WIFEXITED(*status) && WEXITSTATUS(*status) == 77) {
+  if (ExitedWith(status, 77) || ExitedWith(status, 78)) {
     return {"cannot mount a tmpfs in a private mount namespace (needs CAP_SYS_ADMIN)", *status};
   }
   return {std::nullopt, *status};
@@ -88,20 +104,15 @@ inline SmallTmpfsResult RunWithSmallExt4(size_t bytes,
   } else if (std::system((mkfs + " -q -F " + image + " >/dev/null 2>&1").c_str()) != 0) {
     unavailable = "mkfs.ext4 failed on a " + std::to_string(bytes) + "-byte image";
   } else {
-    const pid_t child = fork();
-    if (child == 0) {
-      if (unshare(CLONE_NEWNS) != 0 ||
-          mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-        _exit(77);
-      }
-      const std::string command = mount_command + " -o loop " + image + " " + dir;
-      if (std::system(command.c_str()) != 0 || chmod(dir.c_str(), 0700) != 0) _exit(78);
-      _exit(body(dir));
-    }
-    const std::optional<int> waited = WaitOrKill(child, std::chrono::minutes(1));
-    if (waited && WIFEXITED(*waited) && WEXITSTATUS(*waited) == 77) {
+    const std::optional<int> waited = RunInOwnMountNamespace(
+        [&] {
+          const std::string command = mount_command + " -o loop " + image + " " + dir;
+          return std::system(command.c_str()) == 0 && chmod(dir.c_str(), 0700) == 0;
+        },
+        [&] { return body(dir); });
+    if (ExitedWith(waited, 77)) {
       unavailable = "cannot make a private mount namespace (needs CAP_SYS_ADMIN)";
-    } else if (waited && WIFEXITED(*waited) && WEXITSTATUS(*waited) == 78) {
+    } else if (ExitedWith(waited, 78)) {
       unavailable = "cannot mount the ext4 image on a loop device";
     }
     status = waited ? *waited : -1;
