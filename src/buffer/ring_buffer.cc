@@ -213,13 +213,11 @@ bool RingBuffer::TakeGrowth(size_t words) {
   Growth& growth = growth_[entry];
   uint8_t state = growth.state.load(std::memory_order_acquire);
   if (state == kGrowthNone) state = GrowItself(entry);
-  if (state == kGrowthClaimed) {
-    // The consumer is mapping this region right now (a system call): wait for it, boundedly.
-    const auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
-    while ((state = growth.state.load(std::memory_order_acquire)) == kGrowthClaimed &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::yield();
-    }
+  if (state == kGrowthClaimed || state == kGrowthPreparing) {
+    state = AwaitGrowth(growth, words);
+    if (state == kGrowthRoom) return true;
+    // A preparation that could not have its memory: try once more here (said once, counted).
+    if (state == kGrowthNone) state = GrowItself(entry);
   }
   if (state != kGrowthOffered) return false;
   growth.start = producer_.head;
@@ -248,21 +246,113 @@ uint8_t RingBuffer::GrowItself(size_t entry) {
   return MapClaimed(entry, bytes) ? kGrowthOffered : kGrowthNone;
 }
 
-bool RingBuffer::OfferGrowth(size_t max_bytes) {
+uint8_t RingBuffer::AwaitGrowth(Growth& growth, size_t words) {
+  // The other side is in system calls for this region (mapping it, or reserving and populating
+  // its memory a piece at a time): wait while it gets on, or until the writer hands back enough
+  // room here. Only a wait without either for kClaimPatience costs the event.
+  const RingControl::Consumer& consumer = producer_.control->consumer;
+  uint64_t seen_prepared = growth.prepared.load(std::memory_order_relaxed);
+  uint64_t seen_tail = cold_.cached_tail;
+  auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
+  for (;;) {
+    std::this_thread::yield();
+    const uint8_t state = growth.state.load(std::memory_order_acquire);
+    if (state != kGrowthClaimed && state != kGrowthPreparing) return state;
+    cold_.cached_tail = consumer.tail.load(std::memory_order_acquire);
+    if (FitsCached(words)) return kGrowthRoom;
+    const uint64_t prepared = growth.prepared.load(std::memory_order_relaxed);
+    const auto now = std::chrono::steady_clock::now();
+    if (prepared != seen_prepared || cold_.cached_tail != seen_tail) {
+      seen_prepared = prepared;
+      seen_tail = cold_.cached_tail;
+      deadline = now + kClaimPatience;
+    } else if (now >= deadline) {
+      return state;
+    }
+  }
+}
+
+std::pair<size_t, size_t> RingBuffer::NextGrowth(size_t max_bytes) const {
   // Circular and single rings keep their size; so does a placed ring without a RegionSource.
-  if (!grows_) return false;
+  if (!grows_) return {kNoEntry, 0};
   // Moves are taken, and followed, in entry order: the producer takes the first entry from
   // reader_.follow on that is not taken yet, and writes the region of the last one taken.
   size_t entry = reader_.follow;
   size_t current_bytes = read_capacity_bytes();
   for (size_t i = 0;; ++i) {
-    if (i == kGrowthEntries) return false;  // every entry holds a move not yet followed
+    if (i == kGrowthEntries) return {kNoEntry, 0};  // every entry holds a move not yet followed
     if (growth_[entry].state.load(std::memory_order_acquire) != kGrowthTaken) break;
     current_bytes = growth_[entry].capacity_words * 8;
     entry = (entry + 1) % kGrowthEntries;
   }
   const size_t bytes = current_bytes * 2;
-  if (bytes > max_bytes || bytes > kMaxBytes) return false;
+  if (bytes > max_bytes || bytes > kMaxBytes) return {kNoEntry, 0};
+  return {entry, bytes};
+}
+
+size_t RingBuffer::BeginGrowth(size_t max_bytes) {
+  const auto [entry, bytes] = NextGrowth(max_bytes);
+  if (entry == kNoEntry) return kNoEntry;
+  Growth& growth = growth_[entry];
+  uint8_t state = kGrowthNone;
+  if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
+    return kNoEntry;  // offered, or being prepared, already (or the producer is mapping it)
+  }
+  Region& region = offered_[entry];
+  region = Region();
+  if (source_ != nullptr) {
+    region.words = source_->MapRegionToReserve(bytes);
+  } else {
+    region.memory = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
+    region.words = region.memory.words();
+  }
+  if (region.words == nullptr) {
+    growth.state.store(kGrowthNone, std::memory_order_release);
+    return kNoEntry;
+  }
+  region.bytes = bytes;
+  growth.words = region.words;
+  growth.capacity_words = bytes / 8;
+  growth.prepared.store(0, std::memory_order_relaxed);
+  growth.state.store(kGrowthPreparing, std::memory_order_release);
+  return entry;
+}
+
+void RingBuffer::PrepareGrowth(size_t entry, const std::atomic<bool>* cancel) {
+  // While the entry is being prepared only this thread touches offered_[entry]: the consumer
+  // passes over it and the producer waits.
+  Growth& growth = growth_[entry];
+  Region& region = offered_[entry];
+  for (size_t done = 0; done < region.bytes; done += kPrepareStepBytes) {
+    const size_t step = std::min(kPrepareStepBytes, region.bytes - done);
+    if ((cancel != nullptr && cancel->load(std::memory_order_relaxed)) ||
+        (source_ != nullptr && !source_->ReserveRegion(region.words, done, step))) {
+      CancelGrowth(entry);
+      return;
+    }
+    PopulateForWriting(reinterpret_cast<uint8_t*>(region.words) + done, step);
+    growth.prepared.store(done + step, std::memory_order_relaxed);
+  }
+  region.populated = true;
+  growth.state.store(kGrowthOffered, std::memory_order_release);
+}
+
+void RingBuffer::CancelGrowth(size_t entry) {
+  Free(offered_[entry]);
+  growth_[entry].words = nullptr;
+  growth_[entry].capacity_words = 0;
+  growth_[entry].state.store(kGrowthNone, std::memory_order_release);
+}
+
+bool RingBuffer::growth_being_prepared() const {
+  return std::any_of(growth_.begin(), growth_.end(), [](const Growth& growth) {
+    return growth.state.load(std::memory_order_acquire) == kGrowthPreparing;
+  });
+}
+
+bool RingBuffer::OfferGrowth(size_t max_bytes) {
+  const auto [entry, bytes] = NextGrowth(max_bytes);
+  if (entry == kNoEntry) return false;
   Growth& growth = growth_[entry];
   // Free (never used, or its move followed); one offer not yet taken at a time.
   uint8_t state = kGrowthNone;

@@ -79,6 +79,15 @@ class RegionSource {
  public:
   // `bytes` of zeroed memory, twice the size of the last region; nullptr when it cannot be had.
   virtual uint64_t* MapRegion(size_t bytes) = 0;
+  // The same, with its memory reserved later, piece by piece, by ReserveRegion (off the writer's
+  // drain: RingBuffer::PrepareGrowth); nothing is stored there before. A source that cannot defer
+  // reserves it now.
+  virtual uint64_t* MapRegionToReserve(size_t bytes) { return MapRegion(bytes); }
+  // Reserves bytes [offset, offset + bytes) of a region MapRegionToReserve supplied; false when
+  // they cannot be had (the region is then released, never offered).
+  virtual bool ReserveRegion(uint64_t* /*words*/, size_t /*offset*/, size_t /*bytes*/) {
+    return true;
+  }
   // The producer moves into `words` at position `start`, before it publishes any event there.
   virtual void RegionTaken(const uint64_t* words, uint64_t start) = 0;
   // Nothing in the region (the placement's own words, or a grown one) is needed any more.
@@ -245,6 +254,28 @@ class RingBuffer {
   // not take page faults when it moves there: the consumer calls it when the producer looks like
   // it will need the room (docs/recorder.md, "Ring growth"). True when it populated one.
   bool PopulateOffer();
+  // OfferGrowth in two steps, so that the slow part (the region's memory reserved and its pages
+  // faulted in: 3 us per 4 KiB page of tmpfs here) runs on a thread of its own instead of in the
+  // writer's rounds, which then keep draining while a burst fills the ring (docs/recorder.md,
+  // "Ring growth"). BeginGrowth (consumer) maps the next region and marks it being prepared;
+  // it returns the entry, or kNoEntry when OfferGrowth would not offer one (or one is being
+  // prepared already). PrepareGrowth (any one thread, once per entry BeginGrowth returned)
+  // reserves and populates it a piece at a time and then offers it; should its memory not be
+  // had, the region is released and nothing is offered. A producer that needs the region
+  // meanwhile waits while the preparation gets on (or the writer frees room): it drops an event
+  // only when neither happens for kClaimPatience. The ring must outlive the preparation:
+  // growth_being_prepared() says whether one is under way.
+  static constexpr size_t kNoEntry = ~size_t{0};
+  size_t BeginGrowth(size_t max_bytes);
+  // `cancel` (optional) is read between the steps: when set, the region is released instead.
+  void PrepareGrowth(size_t entry, const std::atomic<bool>* cancel = nullptr);
+  bool growth_being_prepared() const;
+  // Ends a preparation BeginGrowth started without doing it (its preparer is stopping): the
+  // region is released and nothing is offered.
+  void CancelGrowth(size_t entry);
+  // How much of a region PrepareGrowth reserves and populates at a time (the progress a waiting
+  // producer sees).
+  static constexpr size_t kPrepareStepBytes = size_t{1} << 20;
   // Words between the consumer's position and the producer's published head.
   uint64_t unread_words() const {
     return producer_.control->shared.head.load(std::memory_order_acquire) -
@@ -337,15 +368,19 @@ class RingBuffer {
   static constexpr uint8_t kGrowthNone = 0;
   static constexpr uint8_t kGrowthOffered = 1;
   static constexpr uint8_t kGrowthTaken = 2;
-  static constexpr uint8_t kGrowthClaimed = 3;  // being mapped and filled
+  static constexpr uint8_t kGrowthClaimed = 3;    // being mapped and filled
+  static constexpr uint8_t kGrowthPreparing = 4;  // mapped; PrepareGrowth is reserving it
   static constexpr size_t kGrowthEntries = 4;
-  // How long a producer waits for a consumer that is mapping the region it needs.
+  // How long a producer waits for a consumer that is mapping or preparing the region it needs
+  // and makes no progress.
   static constexpr std::chrono::milliseconds kClaimPatience{10};
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
     uint64_t* words = nullptr;
     uint64_t capacity_words = 0;
     uint64_t start = 0;  // the first position in the grown region
+    // Bytes PrepareGrowth has reserved and populated: a waiting producer sees it move.
+    std::atomic<uint64_t> prepared{0};
   };
 
   // A region of words: the ring's own memory, or one its placement's RegionSource supplied.
@@ -391,6 +426,13 @@ class RingBuffer {
   // Either side, holding the claim on `entry`: maps `bytes` for it and fills it in; when the
   // kernel refuses, frees the entry again and returns false.
   bool MapClaimed(size_t entry, size_t bytes);
+  // OfferGrowth's choice: the entry the next region goes to and its size; kNoEntry when none.
+  std::pair<size_t, size_t> NextGrowth(size_t max_bytes) const;
+  // Producer: the region of `growth` is being mapped or prepared by another thread. Waits while
+  // that gets on or the consumer frees room; the state it ends in, or kGrowthRoom when `words`
+  // now fit where the producer is.
+  static constexpr uint8_t kGrowthRoom = 0xFF;
+  uint8_t AwaitGrowth(Growth& growth, size_t words);
   // Consumer: the producer moved at growth_[reader_.follow].start (and perhaps again after it);
   // `end` is its published head.
   uint64_t FollowGrowth(uint64_t end);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "buffer/ring_buffer.h"
@@ -209,10 +210,19 @@ class RecordingSource : public RegionSource {
     released.push_back(bytes);
     if (words != base_words) mapped_.erase(words);
   }
+  bool ReserveRegion(uint64_t* /*words*/, size_t offset, size_t bytes) override {
+    std::this_thread::sleep_for(reserve_delay);
+    std::lock_guard lock(mutex_);
+    reserved.emplace_back(offset, bytes);
+    return !refuse_reserve;
+  }
 
   uint64_t* base_words = nullptr;
-  std::vector<std::pair<size_t, uint64_t>> taken;  // bytes, start
-  std::vector<size_t> released;                    // bytes
+  std::vector<std::pair<size_t, uint64_t>> taken;   // bytes, start
+  std::vector<size_t> released;                     // bytes
+  std::vector<std::pair<size_t, size_t>> reserved;  // offset, bytes
+  std::chrono::milliseconds reserve_delay{0};
+  bool refuse_reserve = false;
 
  private:
   std::mutex mutex_;
@@ -265,6 +275,94 @@ TEST(RingGrowthTest, ConcurrentProducerAndGrowingConsumerAccountForEveryEvent) {
   ring.set_growth_limit(kLimit);  // the producer grows it too when nothing is offered
   const auto race = RaceProducerAndConsumer(ring, kEvents, std::chrono::microseconds(200),
                                             [&] { (void)ring.OfferGrowth(kLimit); });
+  EXPECT_TRUE(race.ordered);
+  EXPECT_EQ(race.drained + ring.lost(), kEvents);
+  EXPECT_GE(ring.growths(), 1u);
+  EXPECT_LE(ring.read_capacity_bytes(), kLimit);
+}
+
+// The slow part of growing (a file region's memory reserved and faulted in) runs on another
+// thread, a step at a time: a producer that finds its ring full meanwhile waits as long as the
+// preparation gets on, even past kClaimPatience in all, and then moves: nothing is lost.
+TEST(RingGrowthTest, AProducerWaitsForARegionBeingPreparedWhileThePreparationGetsOn) {
+  constexpr size_t kBase = size_t{2} << 20;  // the region grown into has 4 steps
+  RecordingSource source;
+  source.reserve_delay = std::chrono::milliseconds(4);  // 16 ms in all, 4 ms per step
+  AnonymousMemory base = AnonymousMemory::Map(kBase, AnonymousMemory::Touch::kNow);
+  source.base_words = base.words();
+  RingControl control;
+  RingBuffer ring({base.words(), kBase / 8, &control, /*hold_until_handed_back=*/false, &source},
+                  Mode::kAlternate, kTid);
+  const uint64_t fit = kBase / 32;  // 4-word events
+  for (uint64_t i = 0; i < fit; ++i) ASSERT_TRUE(WriteSeq(ring, i)) << i;
+  const size_t entry = ring.BeginGrowth(kBase * 2);
+  ASSERT_NE(entry, RingBuffer::kNoEntry);
+  EXPECT_EQ(ring.BeginGrowth(kBase * 2), RingBuffer::kNoEntry);  // one at a time
+  EXPECT_TRUE(ring.growth_being_prepared());
+  std::thread preparer([&] { ring.PrepareGrowth(entry); });
+  EXPECT_TRUE(WriteSeq(ring, fit));  // waits for the region, then moves there
+  preparer.join();
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_FALSE(ring.growth_being_prepared());
+  EXPECT_EQ(source.reserved,
+            (std::vector<std::pair<size_t, size_t>>{
+                {0, 1 << 20}, {1 << 20, 1 << 20}, {2 << 20, 1 << 20}, {3 << 20, 1 << 20}}));
+  ASSERT_EQ(source.taken.size(), 1u);
+  EXPECT_EQ(source.taken[0], (std::pair<size_t, uint64_t>{kBase * 2, fit * 4}));
+  EXPECT_EQ(DrainAll(ring), Sequence(0, fit + 1));
+}
+
+// A region whose memory cannot be had is released and never offered: the producer counts what
+// does not fit, and the next growth may be tried again.
+TEST(RingGrowthTest, ARegionThatCannotBeReservedIsReleasedAndNotOffered) {
+  RecordingSource source;
+  source.refuse_reserve = true;
+  AnonymousMemory base = AnonymousMemory::Map(4096, AnonymousMemory::Touch::kNow);
+  source.base_words = base.words();
+  RingControl control;
+  RingBuffer ring({base.words(), 512, &control, /*hold_until_handed_back=*/false, &source},
+                  Mode::kAlternate, kTid);
+  const size_t entry = ring.BeginGrowth(16384);
+  ASSERT_NE(entry, RingBuffer::kNoEntry);
+  ring.PrepareGrowth(entry);
+  EXPECT_FALSE(ring.growth_being_prepared());
+  EXPECT_EQ(source.released, (std::vector<size_t>{8192}));
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 200; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  EXPECT_EQ(written, 128u);
+  EXPECT_EQ(ring.lost(), 72u);
+  EXPECT_TRUE(source.taken.empty());
+  EXPECT_NE(ring.BeginGrowth(16384), RingBuffer::kNoEntry);  // free again
+}
+
+// A preparation cancelled (its preparer is stopping) releases the region and offers nothing.
+TEST(RingGrowthTest, ACancelledPreparationReleasesTheRegion) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  const size_t entry = ring.BeginGrowth(8192);
+  ASSERT_NE(entry, RingBuffer::kNoEntry);
+  const std::atomic<bool> cancel{true};
+  ring.PrepareGrowth(entry, &cancel);
+  EXPECT_FALSE(ring.growth_being_prepared());
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 200; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  EXPECT_EQ(written, 128u);  // nothing offered, and this ring does not grow itself
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 128));
+}
+
+// Producer and consumer race while a third thread prepares each region the consumer begins:
+// every event is drained in order or counted lost (TSan checks the three-way hand-over).
+TEST(RingGrowthTest, ConcurrentProducerConsumerAndPreparerAccountForEveryEvent) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  constexpr uint64_t kEvents = 300000;
+  constexpr size_t kLimit = 65536;
+  ring.set_growth_limit(kLimit);
+  std::vector<std::thread> preparers;
+  const auto race = RaceProducerAndConsumer(ring, kEvents, std::chrono::microseconds(200), [&] {
+    if (const size_t entry = ring.BeginGrowth(kLimit); entry != RingBuffer::kNoEntry) {
+      preparers.emplace_back([&ring, entry] { ring.PrepareGrowth(entry); });
+    }
+  });
+  for (std::thread& preparer : preparers) preparer.join();
   EXPECT_TRUE(race.ordered);
   EXPECT_EQ(race.drained + ring.lost(), kEvents);
   EXPECT_GE(ring.growths(), 1u);

@@ -147,42 +147,43 @@ size_t ShmRing::RegionIndex(const uint64_t* words) const {
 }
 
 uint64_t* ShmRing::MapRegion(size_t bytes) {
+  uint64_t* words = MapRegionToReserve(bytes);
+  if (words != nullptr && !ReserveRegion(words, 0, bytes)) {
+    ReleaseRegion(words, bytes);
+    return nullptr;
+  }
+  return words;
+}
+
+uint64_t* ShmRing::Refuse(size_t bytes, std::string_view why) {
+  if (!refusal_said_.exchange(true)) {
+    // Said once per ring, with one write: this may run on the hooking thread.
+    const std::string message = fmt::format(
+        "rastrace: {}/{}: cannot grow the ring of thread {} to {} bytes: {} (it keeps its "
+        "size; events it cannot hold are counted lost)\n",
+        process_->dir(), file_, header()->thread_id, bytes, why);
+    (void)!write(STDERR_FILENO, message.data(), message.size());
+  }
+  return nullptr;
+}
+
+uint64_t* ShmRing::MapRegionToReserve(size_t bytes) {
   ShmRingHeader& h = *header();
   // The ring lets one side map at a time; the counters keep two callers apart all the same.
   const uint32_t index = h.region_count.load(std::memory_order_acquire);
-  auto refuse = [&](const std::string& why) -> uint64_t* {
-    if (!refusal_said_.exchange(true)) {
-      // Said once per ring, with one write: this may run on the hooking thread.
-      const std::string message = fmt::format(
-          "rastrace: {}/{}: cannot grow the ring of thread {} to {} bytes: {} (it keeps its "
-          "size; events it cannot hold are counted lost)\n",
-          process_->dir(), file_, h.thread_id, bytes, why);
-      (void)!write(STDERR_FILENO, message.data(), message.size());
-    }
-    return nullptr;
-  };
-  if (index == 0 || index >= kShmMaxRegions) return refuse("its file has no room for more regions");
+  if (index == 0 || index >= kShmMaxRegions) {
+    return Refuse(bytes, "its file has no room for more regions");
+  }
   const uint64_t offset = file_bytes_.fetch_add(bytes, std::memory_order_relaxed);
   const int fd = openat(process_->dir_fd(), file_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return refuse(std::strerror(errno));
-  // Reserved for real before the producer can store there (a full file system must not raise
-  // SIGBUS in the traced program, docs/reliability.md); tmpfs gives the pages now, which is why
-  // the writer offers a region only to a thread that looks like it will need it.
-  if (const int err = posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes));
-      err != 0) {
-    close(fd);
-    return refuse(std::strerror(err));
-  }
+  if (fd < 0) return Refuse(bytes, std::strerror(errno));
+  // Mapping past the end of the file is allowed; storing there before ReserveRegion is not (the
+  // ring offers the region only once it is reserved).
   void* address =
       mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   const int err = errno;
-  if (address == MAP_FAILED) {
-    (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                    static_cast<off_t>(bytes));
-    close(fd);
-    return refuse(std::strerror(err));
-  }
   close(fd);
+  if (address == MAP_FAILED) return Refuse(bytes, std::strerror(err));
   ShmRegion& region = h.regions[index];
   region.offset = offset;
   region.capacity_words = bytes / 8;
@@ -190,9 +191,27 @@ uint64_t* ShmRing::MapRegion(size_t bytes) {
   region.start.store(kShmRegionNotTaken, std::memory_order_relaxed);
   auto* words = static_cast<uint64_t*>(address);
   words_[index].store(words, std::memory_order_release);
-  // The entry is complete before it is counted: a recovery never reads a half-made one.
+  // The entry is complete before it is counted: a recovery never reads a half-made one (and
+  // skips one never taken).
   h.region_count.store(index + 1, std::memory_order_release);
   return words;
+}
+
+bool ShmRing::ReserveRegion(uint64_t* words, size_t offset, size_t bytes) {
+  const size_t index = RegionIndex(words);
+  if (index == kShmMaxRegions || index == 0) return false;
+  const ShmRegion& region = header()->regions[index];
+  const int fd = openat(process_->dir_fd(), file_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Refuse(region.capacity_words * 8, std::strerror(errno)) != nullptr;
+  // Reserved for real before the producer can store there (a full file system must not raise
+  // SIGBUS in the traced program, docs/reliability.md); tmpfs gives the pages now (3 us per
+  // 4 KiB page here), which is why the ring has this done off the writer's drain and the hooks'
+  // path (docs/recorder.md, "Ring growth").
+  const int err =
+      posix_fallocate(fd, static_cast<off_t>(region.offset + offset), static_cast<off_t>(bytes));
+  close(fd);
+  if (err != 0) return Refuse(region.capacity_words * 8, std::strerror(err)) != nullptr;
+  return true;
 }
 
 void ShmRing::RegionTaken(const uint64_t* words, uint64_t start) {

@@ -146,6 +146,8 @@ class ShmRing final : public RegionSource {
   // system is full, the table is full) is nullptr: the ring keeps its size and counts what it
   // drops, and the first refusal is said on standard error.
   uint64_t* MapRegion(size_t bytes) override;
+  uint64_t* MapRegionToReserve(size_t bytes) override;
+  bool ReserveRegion(uint64_t* words, size_t offset, size_t bytes) override;
   void RegionTaken(const uint64_t* words, uint64_t start) override;
   void ReleaseRegion(uint64_t* words, size_t bytes) override;
 
@@ -153,6 +155,8 @@ class ShmRing final : public RegionSource {
   ShmRingHeader* header() const { return static_cast<ShmRingHeader*>(mapping_.address()); }
   // The table entry whose words are at `words`; kShmMaxRegions when none.
   size_t RegionIndex(const uint64_t* words) const;
+  // Says (once per ring) why a region of `bytes` cannot be had; nullptr.
+  uint64_t* Refuse(size_t bytes, std::string_view why);
 
   ShmMapping mapping_;                         // the header and the first region
   std::shared_ptr<const ShmProcess> process_;  // kept: a ring may outlive its session's object

@@ -349,6 +349,28 @@ TEST_F(ShmRingTest, AGrownRingIsRecoveredWholeAcrossItsRegions) {
   EXPECT_EQ(Recovered(), Sequence(1, 450));
 }
 
+// A region the writer began is reserved in the file (by the growth preparer, a step at a time)
+// before it is offered: until then the file's size leaves it out, and a process killed while it
+// is being prepared, or offered and not taken, is recovered from the regions it had.
+TEST_F(ShmRingTest, ARegionBeingPreparedIsReservedBeforeItIsOfferedAndSkippedByARecovery) {
+  Recording r;
+  ASSERT_NO_FATAL_FAILURE(Start(r));
+  RingBuffer& ring = *r.ring;
+  const std::string ring_path = shm_ + "/rastrace-" + std::to_string(getpid()) + "-1.ring";
+  for (uint64_t seq = 1; seq <= 128; ++seq) Write(ring, seq);  // the 4 KiB are full
+  const size_t entry = ring.BeginGrowth(16384);
+  ASSERT_NE(entry, RingBuffer::kNoEntry);
+  EXPECT_EQ(fs::file_size(ring_path), kShmPage + 4096);  // mapped, not reserved
+  EXPECT_EQ(Recovered(), Sequence(1, 128));              // killed while being prepared
+  ring.PrepareGrowth(entry);
+  EXPECT_EQ(fs::file_size(ring_path), kShmPage + 4096 + 8192);
+  EXPECT_GE(AllocatedBytes(ring_path), kShmPage + 4096 + 8192);
+  EXPECT_EQ(Recovered(), Sequence(1, 128));  // offered, not taken
+  for (uint64_t seq = 129; seq <= 200; ++seq) Write(ring, seq);
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(Recovered(), Sequence(1, 200));
+}
+
 // A damaged region table: each field that cannot be true of the file is named with the file and
 // its offset, and that ring is left out; nothing is read outside the file.
 TEST_F(ShmRingTest, ADamagedRegionTableIsReportedWithItsOffset) {

@@ -17,6 +17,7 @@
 #include "recorder/current_cpu.h"
 #include "recorder/drain.h"
 #include "recorder/fatal_signals.h"
+#include "recorder/growth_preparer.h"
 #include "recorder/log_sink.h"
 
 extern "C" {
@@ -99,6 +100,8 @@ struct Recorder::Session {
   std::shared_ptr<buffer::ShmProcess> shm;  // --shm-path
   std::optional<Checkpoints> checkpoints;   // with shm
   std::thread writer;
+  // Streaming modes: prepares the regions rings grow into, off the writer's rounds.
+  std::optional<GrowthPreparer> preparer;
   std::mutex mutex;
   std::condition_variable wake;
   bool stop_requested = false;         // under mutex
@@ -248,6 +251,9 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   s.writer_slots.reserve(kReservedSlots);
   s.drain_scratch.cursors.reserve(kReservedSlots);
   s.drain_scratch.bytes.reserve(kReservedScratchBytes);
+  if (s.options.mode == buffer::Mode::kAlternate || s.options.mode == buffer::Mode::kBlocking) {
+    s.preparer.emplace();
+  }
   // Returns once the writer runs, so that a program may fork right after trcstart.
   s.writer = StartThreadAndWait([this, &s] { WriterMain(s); });
   SetChannels(options.channels);
@@ -266,6 +272,7 @@ void Recorder::FreeDrainedRetiredSlots(Session& s, bool checkpoints_over) {
     // A ring in a file is kept until a published checkpoint has all of it: its file says the
     // checkpoints after its release have it in the log (docs/reliability.md).
     const bool drained = slot->retired.load(std::memory_order_acquire) &&
+                         !slot->ring.growth_being_prepared() &&
                          slot->ring.head() == slot->ring.tail() &&
                          slot->lost_reported == slot->ring.lost() + slot->lost_by_writer &&
                          (checkpoints_over || slot->Checkpointed());
@@ -283,20 +290,19 @@ void Recorder::TendRingGrowth(Session& s, bool offer) {
     slot->growths_counted = growths;
     s.totals.largest_ring_bytes =
         std::max<uint64_t>(s.totals.largest_ring_bytes, ring.read_capacity_bytes());
-    // Mapped, not allocated: the writer's rounds stay off the allocator (fork safety), and the
-    // region costs no memory until the producer moves to it.
-    if (offer && !slot->retired.load(std::memory_order_relaxed)) {
-      // The thread looks like it will move: its ring is a quarter full, or it grew before.
-      const bool needs_room =
-          ring.growths() > 0 || ring.unread_words() * 8 >= ring.read_capacity_bytes() / 4;
-      // A flight-recorder file's region takes its memory when it is offered (its space is
-      // reserved then, so that a full file system cannot fault the hooks): it is offered only to
-      // a thread that looks like it will need it.
-      if (!slot->shm || needs_room) ring.OfferGrowth(s.options.buffer_max_bytes);
-      // The offer's pages are faulted in here, off the hook's path, once the thread looks like it
-      // will move there. Not sooner: a thread that never outruns the writer should not pay
-      // memory for a region it never takes.
-      if (needs_room) ring.PopulateOffer();
+    // The next region is offered only to a thread that looks like it will move (its ring is a
+    // quarter full, or it grew before): its memory is reserved and faulted in before it is
+    // offered (a full file system must not fault the hooks, and the hooks should not take the
+    // page faults), and a thread that never outruns the writer should not pay for a region it
+    // never takes. The writer only maps it (no allocation: its rounds stay fork-safe); the
+    // preparer thread does the slow part while the writer goes on draining.
+    if (offer && !slot->retired.load(std::memory_order_relaxed) &&
+        (ring.growths() > 0 || ring.unread_words() * 8 >= ring.read_capacity_bytes() / 4)) {
+      const size_t entry = ring.BeginGrowth(s.options.buffer_max_bytes);
+      if (entry != buffer::RingBuffer::kNoEntry &&
+          (!s.preparer || !s.preparer->Submit(ring, entry))) {
+        ring.PrepareGrowth(entry);
+      }
     }
   }
 }
@@ -358,6 +364,8 @@ void Recorder::WriterMain(Session& s) {
     s.wake.wait_for(lock, poll, [&] { return s.stop_requested; });
   }
 
+  // No ring is being prepared from here on (what was is released), so that rings may be freed.
+  if (s.preparer) s.preparer->Stop();
   // Final drain: every event published before the channels went off, then the closing events.
   s.NoteChannelsAtEnd(ClearChannels());
   if (!s.fatal_flush.load()) std::this_thread::sleep_for(kStopGrace);
@@ -475,10 +483,8 @@ buffer::RingBuffer* Recorder::RegisterThread() {
                    : std::make_unique<ThreadSlot>(bytes, mode, tid);
   slot->name = name;
   // The thread maps a larger ring itself when it finds its ring full and the writer has offered
-  // none; the first is offered now, so that this thread does not have to (not for a ring in a
-  // file, whose offer would take its memory at once: the writer offers when the ring fills).
+  // none (the writer offers one, prepared, when the ring fills: TendRingGrowth).
   slot->ring.set_growth_limit(max_bytes);
-  if (!slot->shm) slot->ring.OfferGrowth(max_bytes);
   ThreadSlot* raw = slot.get();
   {
     std::lock_guard lock(slots_mutex_);
