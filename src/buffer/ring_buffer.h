@@ -372,8 +372,10 @@ class RingBuffer {
   static constexpr uint8_t kGrowthPreparing = 4;  // mapped; PrepareGrowth is reserving it
   static constexpr size_t kGrowthEntries = 4;
   // How long a producer waits for a consumer that is mapping or preparing the region it needs
-  // and makes no progress.
-  static constexpr std::chrono::milliseconds kClaimPatience{10};
+  // and makes no progress. Not short: the preparer's next step may wait behind the writer
+  // punching a left region out of the same file (10 ms were exceeded now and then, one event
+  // lost each time: docs/performance.md, "Ring growth off the writer").
+  static constexpr std::chrono::milliseconds kClaimPatience{100};
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
     uint64_t* words = nullptr;

@@ -287,7 +287,7 @@ TEST(RingGrowthTest, ConcurrentProducerAndGrowingConsumerAccountForEveryEvent) {
 TEST(RingGrowthTest, AProducerWaitsForARegionBeingPreparedWhileThePreparationGetsOn) {
   constexpr size_t kBase = size_t{2} << 20;  // the region grown into has 4 steps
   RecordingSource source;
-  source.reserve_delay = std::chrono::milliseconds(4);  // 16 ms in all, 4 ms per step
+  source.reserve_delay = std::chrono::milliseconds(30);  // 120 ms in all, 30 ms per step
   AnonymousMemory base = AnonymousMemory::Map(kBase, AnonymousMemory::Touch::kNow);
   source.base_words = base.words();
   RingControl control;
