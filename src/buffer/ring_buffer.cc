@@ -272,7 +272,7 @@ uint8_t RingBuffer::AwaitGrowth(Growth& growth, size_t words) {
   }
 }
 
-std::pair<size_t, size_t> RingBuffer::NextGrowth(size_t max_bytes) const {
+std::pair<size_t, size_t> RingBuffer::ClaimNextGrowth(size_t max_bytes) {
   // Circular and single rings keep their size; so does a placed ring without a RegionSource.
   if (!grows_) return {kNoEntry, 0};
   // Moves are taken, and followed, in entry order: the producer takes the first entry from
@@ -287,32 +287,20 @@ std::pair<size_t, size_t> RingBuffer::NextGrowth(size_t max_bytes) const {
   }
   const size_t bytes = current_bytes * 2;
   if (bytes > max_bytes || bytes > kMaxBytes) return {kNoEntry, 0};
+  // Free (never used, or its move followed); one offer not yet taken (or being prepared) at a
+  // time, and the producer may be mapping it itself.
+  uint8_t state = kGrowthNone;
+  if (!growth_[entry].state.compare_exchange_strong(state, kGrowthClaimed,
+                                                    std::memory_order_acq_rel)) {
+    return {kNoEntry, 0};
+  }
   return {entry, bytes};
 }
 
 size_t RingBuffer::BeginGrowth(size_t max_bytes) {
-  const auto [entry, bytes] = NextGrowth(max_bytes);
-  if (entry == kNoEntry) return kNoEntry;
+  const auto [entry, bytes] = ClaimNextGrowth(max_bytes);
+  if (entry == kNoEntry || !MapClaimed(entry, bytes, /*reserve_later=*/true)) return kNoEntry;
   Growth& growth = growth_[entry];
-  uint8_t state = kGrowthNone;
-  if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
-    return kNoEntry;  // offered, or being prepared, already (or the producer is mapping it)
-  }
-  Region& region = offered_[entry];
-  region = Region();
-  if (source_ != nullptr) {
-    region.words = source_->MapRegionToReserve(bytes);
-  } else {
-    region.memory = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
-    region.words = region.memory.words();
-  }
-  if (region.words == nullptr) {
-    growth.state.store(kGrowthNone, std::memory_order_release);
-    return kNoEntry;
-  }
-  region.bytes = bytes;
-  growth.words = region.words;
-  growth.capacity_words = bytes / 8;
   growth.prepared.store(0, std::memory_order_relaxed);
   growth.state.store(kGrowthPreparing, std::memory_order_release);
   return entry;
@@ -351,16 +339,9 @@ bool RingBuffer::growth_being_prepared() const {
 }
 
 bool RingBuffer::OfferGrowth(size_t max_bytes) {
-  const auto [entry, bytes] = NextGrowth(max_bytes);
-  if (entry == kNoEntry) return false;
-  Growth& growth = growth_[entry];
-  // Free (never used, or its move followed); one offer not yet taken at a time.
-  uint8_t state = kGrowthNone;
-  if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
-    return false;
-  }
-  if (!MapClaimed(entry, bytes)) return false;
-  growth.state.store(kGrowthOffered, std::memory_order_release);
+  const auto [entry, bytes] = ClaimNextGrowth(max_bytes);
+  if (entry == kNoEntry || !MapClaimed(entry, bytes)) return false;
+  growth_[entry].state.store(kGrowthOffered, std::memory_order_release);
   return true;
 }
 
@@ -379,12 +360,12 @@ bool RingBuffer::PopulateOffer() {
   return false;
 }
 
-bool RingBuffer::MapClaimed(size_t entry, size_t bytes) {
+bool RingBuffer::MapClaimed(size_t entry, size_t bytes, bool reserve_later) {
   Growth& growth = growth_[entry];
   Region& region = offered_[entry];
   region = Region();
   if (source_ != nullptr) {
-    region.words = source_->MapRegion(bytes);
+    region.words = reserve_later ? source_->MapRegionToReserve(bytes) : source_->MapRegion(bytes);
   } else {
     region.memory = AnonymousMemory::Map(bytes, AnonymousMemory::Touch::kOnUse);
     region.words = region.memory.words();

@@ -426,10 +426,12 @@ class RingBuffer {
   // entry is then in (kGrowthOffered when the producer filled it).
   uint8_t GrowItself(size_t entry);
   // Either side, holding the claim on `entry`: maps `bytes` for it and fills it in; when the
-  // kernel refuses, frees the entry again and returns false.
-  bool MapClaimed(size_t entry, size_t bytes);
-  // OfferGrowth's choice: the entry the next region goes to and its size; kNoEntry when none.
-  std::pair<size_t, size_t> NextGrowth(size_t max_bytes) const;
+  // kernel refuses, frees the entry again and returns false. `reserve_later`: a source's region
+  // is reserved by PrepareGrowth, not now.
+  bool MapClaimed(size_t entry, size_t bytes, bool reserve_later = false);
+  // Consumer: claims the entry the next region goes to (kGrowthClaimed); it and the region's
+  // size, or kNoEntry when there is none to offer.
+  std::pair<size_t, size_t> ClaimNextGrowth(size_t max_bytes);
   // Producer: the region of `growth` is being mapped or prepared by another thread. Waits while
   // that gets on or the consumer frees room; the state it ends in, or kGrowthRoom when `words`
   // now fit where the producer is.
