@@ -321,7 +321,6 @@ void RingBuffer::PrepareGrowth(size_t entry, const std::atomic<bool>* cancel) {
     PopulateForWriting(reinterpret_cast<uint8_t*>(region.words) + done, step);
     growth.prepared.store(done + step, std::memory_order_relaxed);
   }
-  region.populated = true;
   growth.state.store(kGrowthOffered, std::memory_order_release);
 }
 
@@ -343,21 +342,6 @@ bool RingBuffer::OfferGrowth(size_t max_bytes) {
   if (entry == kNoEntry || !MapClaimed(entry, bytes)) return false;
   growth_[entry].state.store(kGrowthOffered, std::memory_order_release);
   return true;
-}
-
-bool RingBuffer::PopulateOffer() {
-  // The entry the producer takes next is the first from reader_.follow that is not taken.
-  size_t entry = reader_.follow;
-  for (size_t i = 0; i < kGrowthEntries; ++i, entry = (entry + 1) % kGrowthEntries) {
-    const uint8_t state = growth_[entry].state.load(std::memory_order_acquire);
-    if (state == kGrowthTaken) continue;
-    if (state != kGrowthOffered || offered_[entry].populated) return false;
-    // The producer may take the region meanwhile and write to it: populating changes no word.
-    PopulateForWriting(offered_[entry].words, offered_[entry].bytes);
-    offered_[entry].populated = true;
-    return true;
-  }
-  return false;
 }
 
 bool RingBuffer::MapClaimed(size_t entry, size_t bytes, bool reserve_later) {

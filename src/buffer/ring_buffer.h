@@ -250,10 +250,6 @@ class RingBuffer {
   // storage. True when it offered one. The next size may be offered as soon as the producer took
   // the last one, before the consumer has followed it.
   bool OfferGrowth(size_t max_bytes);
-  // Faults in the pages of the region on offer (not yet taken), once, so that the producer does
-  // not take page faults when it moves there: the consumer calls it when the producer looks like
-  // it will need the room (docs/recorder.md, "Ring growth"). True when it populated one.
-  bool PopulateOffer();
   // OfferGrowth in two steps, so that the slow part (the region's memory reserved and its pages
   // faulted in: 3 us per 4 KiB page of tmpfs here) runs on a thread of its own instead of in the
   // writer's rounds, which then keep draining while a burst fills the ring (docs/recorder.md,
@@ -391,7 +387,6 @@ class RingBuffer {
     size_t bytes = 0;
     AnonymousMemory memory;  // empty for a source's region
     uint64_t end = 0;        // a retired region: the first position after it
-    bool populated = false;  // its pages are faulted in
 
     Region() = default;
     Region(Region&& other) noexcept { *this = std::move(other); }
@@ -400,7 +395,6 @@ class RingBuffer {
       bytes = std::exchange(other.bytes, 0);
       memory = std::move(other.memory);
       end = std::exchange(other.end, 0);
-      populated = std::exchange(other.populated, false);
       return *this;
     }
   };

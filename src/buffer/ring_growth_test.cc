@@ -254,17 +254,6 @@ TEST(RingGrowthTest, APlacedRingGrowsThroughItsSourceAndReleasesOnlyWhatWasHande
   EXPECT_EQ(ring.lost(), 0u);
 }
 
-TEST(RingGrowthTest, AnOfferIsPopulatedOnceAndOnlyWhileNotTaken) {
-  RingBuffer ring(4096, Mode::kAlternate, kTid);
-  EXPECT_FALSE(ring.PopulateOffer());  // nothing offered
-  ASSERT_TRUE(ring.OfferGrowth(8192));
-  EXPECT_TRUE(ring.PopulateOffer());
-  EXPECT_FALSE(ring.PopulateOffer());  // once
-  for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));
-  EXPECT_FALSE(ring.PopulateOffer());  // taken
-  EXPECT_EQ(DrainAll(ring), Sequence(0, 200));
-}
-
 // A producer outrunning a consumer that offers growth between rounds, both racing to map the next
 // region: every event is drained in order or counted lost, and the ring stays within the limit
 // (TSan checks the hand-over).
