@@ -17,6 +17,13 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+Json::Json() = default;
+Json::Json(const Json&) = default;
+Json::Json(Json&&) noexcept = default;
+Json& Json::operator=(const Json&) = default;
+Json& Json::operator=(Json&&) noexcept = default;
+Json::~Json() = default;
+
 bool Json::has(std::string_view key) const {
   for (const auto& [k, v] : object()) {
     if (k == key) return true;

@@ -17,6 +17,17 @@ struct Json {
   std::variant<std::nullptr_t, bool, double, std::string, Array, Object> value;
   std::string number_text;  // numbers as written, for exact 64-bit comparisons
 
+  // Declared here, defined in test_json.cc where Json is complete: with libstdc++, clang checks
+  // std::pair<std::string, Json>'s default constructor while Json is still incomplete, and
+  // implicit members would make that check instantiate the variant's destructor (gcc accepts
+  // either).
+  Json();
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
+
   bool is_null() const { return std::holds_alternative<std::nullptr_t>(value); }
   const std::string& str() const { return std::get<std::string>(value); }
   const Array& array() const { return std::get<Array>(value); }
