@@ -22,19 +22,19 @@ struct MergeOptions {
   std::vector<std::string> names;
 };
 
-void Say(std::string_view message) {
+void PrintMergeMessage(std::string_view message) {
   fmt::print(stderr, "rastrace merge: {}\n", message);
 }
 
 int RunMerge(const MergeOptions& options) {
   if (options.names.size() > options.logs.size()) {
-    Say(fmt::format("{} names (-n) for {} logs: give at most one name per log",
-                    options.names.size(), options.logs.size()));
+    PrintMergeMessage(fmt::format("{} names (-n) for {} logs: give at most one name per log",
+                                  options.names.size(), options.logs.size()));
     return 2;
   }
   auto stream = exporter::MergedStream::Open(options.logs);
   if (!stream) {
-    Say(stream.error().message);
+    PrintMergeMessage(stream.error().message);
     return 1;
   }
   for (size_t i = 0; i < options.names.size(); ++i) {
@@ -42,27 +42,28 @@ int RunMerge(const MergeOptions& options) {
   }
   auto order = exporter::CommonByteOrder(*stream);
   if (!order) {
-    Say(order.error().message);
+    PrintMergeMessage(order.error().message);
     return 1;
   }
   auto writer = event::LogWriter::Create(
       options.output,
       {.layout = event::Layout::k64, .byte_order = *order, .overwrite = options.force});
   if (!writer) {
-    Say(writer.error().message);
+    PrintMergeMessage(writer.error().message);
     return 1;
   }
   auto progress = exporter::Progress::ForStderr("merge", stream->total_bytes());
   auto stats = exporter::WriteMergedLog(*stream, *writer, &progress);
   if (!stats) {
-    Say(stats.error().message);
+    PrintMergeMessage(stats.error().message);
     return 1;
   }
   if (auto closed = writer->Close(); !closed) {
-    Say(closed.error().message);
+    PrintMergeMessage(closed.error().message);
     return 1;
   }
-  for (const auto& warning : stream->warnings()) Say(fmt::format("warning: {}", warning.message));
+  for (const auto& warning : stream->warnings())
+    PrintMergeMessage(fmt::format("warning: {}", warning.message));
   return stream->warnings().empty() ? 0 : 1;
 }
 

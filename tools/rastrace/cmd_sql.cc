@@ -32,7 +32,7 @@ struct SqlOptions {
   std::vector<std::string> names;
 };
 
-void Say(std::string_view message) {
+void PrintSqlMessage(std::string_view message) {
   fmt::print(stderr, "rastrace sql: {}\n", message);
 }
 
@@ -48,16 +48,16 @@ Result<std::string> ReadFile(const std::string& path) {
 int RunSql(const SqlOptions& options) {
   auto mode = query::ParseOutputMode(options.format);
   if (!mode) {
-    Say(mode.error().message);
+    PrintSqlMessage(mode.error().message);
     return 2;
   }
   if (!options.query.empty() && !options.file.empty()) {
-    Say("give the SQL with -q or with -f, not both");
+    PrintSqlMessage("give the SQL with -q or with -f, not both");
     return 2;
   }
   if (options.names.size() > options.logs.size()) {
-    Say(fmt::format("{} names (-n) for {} logs: give at most one name per log",
-                    options.names.size(), options.logs.size()));
+    PrintSqlMessage(fmt::format("{} names (-n) for {} logs: give at most one name per log",
+                                options.names.size(), options.logs.size()));
     return 2;
   }
   bool log_on_stdin = false;
@@ -66,7 +66,7 @@ int RunSql(const SqlOptions& options) {
   if (!options.file.empty()) {
     auto text = ReadFile(options.file);
     if (!text) {
-      Say(text.error().message);
+      PrintSqlMessage(text.error().message);
       return 1;
     }
     sql = std::move(text).value();
@@ -74,7 +74,7 @@ int RunSql(const SqlOptions& options) {
   const bool have_sql = !options.query.empty() || !options.file.empty();
   const bool terminal = isatty(STDIN_FILENO) != 0;
   if (!have_sql && options.save.empty() && log_on_stdin) {
-    Say("the log is read from standard input: give the SQL with -q or -f");
+    PrintSqlMessage("the log is read from standard input: give the SQL with -q or -f");
     return 2;
   }
 
@@ -83,9 +83,9 @@ int RunSql(const SqlOptions& options) {
   if (!options.tracefs.empty()) inputs.tracefs_events = options.tracefs;
   std::vector<std::string> diagnostics;
   auto trace = query::TraceDatabase::Open(inputs, diagnostics);
-  for (const auto& d : diagnostics) Say(d);
+  for (const auto& d : diagnostics) PrintSqlMessage(d);
   if (!trace) {
-    Say(trace.error().message);
+    PrintSqlMessage(trace.error().message);
     return 1;
   }
   query::TraceDatabase& db = **trace;
@@ -93,14 +93,14 @@ int RunSql(const SqlOptions& options) {
   auto warn_damaged = [&] {
     if (warned) return;
     warned = true;
-    for (const auto& w : db.warnings()) Say(fmt::format("warning: {}", w.message));
+    for (const auto& w : db.warnings()) PrintSqlMessage(fmt::format("warning: {}", w.message));
   };
 
   int status = 0;
   if (!options.save.empty()) {
     if (auto saved = db.Save(options.save, options.force); !saved) {
       warn_damaged();
-      Say(saved.error().message);
+      PrintSqlMessage(saved.error().message);
       return 1;
     }
   }
@@ -109,7 +109,7 @@ int RunSql(const SqlOptions& options) {
     auto ran = db.Run(sql, printer);
     warn_damaged();
     if (!ran) {
-      Say(ran.error().message);
+      PrintSqlMessage(ran.error().message);
       status = 1;
     }
   } else if (options.save.empty()) {
@@ -118,7 +118,7 @@ int RunSql(const SqlOptions& options) {
       query::Parts first = query::AllParts();
       first.reset(static_cast<size_t>(query::Part::kEventText));  // loaded when first read
       if (auto loaded = db.Ensure(first); !loaded) {
-        Say(loaded.error().message);
+        PrintSqlMessage(loaded.error().message);
         return 1;
       }
       warn_damaged();
@@ -129,7 +129,8 @@ int RunSql(const SqlOptions& options) {
     status = shell.Run(stdin);
   }
   warn_damaged();
-  for (const auto& w : db.loader().TakeTemplateWarnings()) Say(fmt::format("warning: {}", w));
+  for (const auto& w : db.loader().TakeTemplateWarnings())
+    PrintSqlMessage(fmt::format("warning: {}", w));
   if (status == 0 && !db.warnings().empty()) status = 1;
   return status;
 }
