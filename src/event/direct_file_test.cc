@@ -23,9 +23,16 @@
 namespace rastrace::event {
 namespace {
 
+// In one read: the tests read back up to 12 MiB ten times, and an istreambuf_iterator byte by
+// byte made that a minute under ASan at -O0.
 std::vector<uint8_t> FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  std::vector<uint8_t> bytes(static_cast<size_t>(in.tellg()));
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  return bytes;
 }
 
 class DirectFileTest : public ::testing::Test {
