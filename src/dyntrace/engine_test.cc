@@ -637,6 +637,46 @@ void AttachToRunningThreads(AttachAndRun attach_and_run) {
   EXPECT_EQ(threads.size(), 4u);
 }
 
+// A site that holds an int3 already (another tracer's: a uprobe, a debugger) is refused with a
+// message: saved as the original byte, that int3 would stay in the program after detaching and
+// kill it with SIGTRAP at its next pass.
+TEST_F(PtraceTest, RefusesASiteThatHoldsAnotherTracersBreakpoint) {
+  int output_fd = -1;
+  pid_t child = StartPlain({TestProgram("dt_threads"), "300", "3000"}, output_fd);
+  ASSERT_GT(child, 0);
+  tsf::Module module =
+      ParseModule("MODNAME = dt_threads\nMAJOR = 0x66\nTRACE TP=.worker_step, REGS=(RDI,RSI)\n");
+  auto compiled = ResolveInProcess(module, child);
+  // Until the child has executed the program.
+  for (int wait = 0; !compiled && wait < 200; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    compiled = ResolveInProcess(module, child);
+  }
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  const uint64_t site = (*compiled)[0].site.address;
+  const int mem = open(fmt::format("/proc/{}/mem", child).c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(mem, 0);
+  uint8_t original = 0;
+  const uint8_t int3 = 0xCC;
+  ASSERT_EQ(pread(mem, &original, 1, static_cast<off_t>(site)), 1);
+  ASSERT_EQ(pwrite(mem, &int3, 1, static_cast<off_t>(site)), 1);
+  CollectingSink sink;
+  auto engine = PtraceEngine::Attach(child, *compiled, sink, false);
+  EXPECT_FALSE(engine);
+  if (engine) {
+    (void)(*engine)->Detach();
+  } else {
+    EXPECT_NE(engine.error().message.find("holds a breakpoint already"), std::string::npos)
+        << engine.error().message;
+  }
+  // The child has likely died of the planted int3 already (what a detach would have done).
+  (void)!pwrite(mem, &original, 1, static_cast<off_t>(site));
+  close(mem);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(output_fd);
+}
+
 TEST_F(PtraceTest, AttachesToEveryThreadOfARunningProcess) {
   AttachToRunningThreads(
       [](pid_t child, std::vector<CompiledTracepoint> compiled, CollectingSink& sink) {

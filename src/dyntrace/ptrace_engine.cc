@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "dyntrace/elf_module.h"
 #include "dyntrace/process_maps.h"
@@ -203,6 +204,21 @@ struct PtraceEngine::Impl {
     if (::pread(mem_fd, &byte, 1, static_cast<off_t>(address)) != 1) {
       return MakeError("cannot read process {} memory at 0x{:x}: {}", pid, address,
                        std::strerror(errno));
+    }
+    return byte;
+  }
+
+  // The byte a new breakpoint at `address` saves, to put back when it goes. An int3 there already
+  // is another tracer's breakpoint (a uprobe: bpftrace, perf probe, `trace -B`; a debugger's):
+  // saved as the original it would stay in the program after this tracer detached, and the
+  // program would die of SIGTRAP at its next pass. Refused instead.
+  Result<uint8_t> ReadOriginalByte(uint64_t address, std::string_view what) {
+    auto byte = ReadByte(address);
+    if (byte && *byte == kInt3) {
+      return MakeError(
+          "{}: 0x{:x} holds a breakpoint already (int3): another tracer (a uprobe, a debugger) "
+          "probes this instruction; not patched",
+          what, address);
     }
     return byte;
   }
@@ -441,7 +457,7 @@ struct PtraceEngine::Impl {
       it->second.return_site = true;
       return Ok();
     }
-    auto original = ReadByte(address);
+    auto original = ReadOriginalByte(address, "return address");
     if (!original) return original.error();
     Breakpoint breakpoint;
     breakpoint.original = *original;
@@ -539,9 +555,10 @@ struct PtraceEngine::Impl {
     for (size_t i = first; i < tracepoints.size(); ++i) {
       const CompiledTracepoint& tracepoint = tracepoints[i];
       uint64_t address = tracepoint.site.address;
-      auto original = ReadByte(address);
-      if (!original) return original.error();
       auto existing = breakpoints.find(address);
+      auto original = existing != breakpoints.end() ? ReadByte(address)
+                                                    : ReadOriginalByte(address, tracepoint.name);
+      if (!original) return original.error();
       uint8_t actual = existing != breakpoints.end() ? existing->second.original : *original;
       if (tracepoint.opcode && *tracepoint.opcode != actual) {
         return MakeError(
@@ -558,7 +575,7 @@ struct PtraceEngine::Impl {
           if (known != breakpoints.end()) {
             byte = known->second.original;
           } else {
-            auto read = ReadByte(ret);
+            auto read = ReadOriginalByte(ret, tracepoint.name);
             if (!read) return read.error();
             byte = *read;
           }
