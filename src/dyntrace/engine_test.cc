@@ -641,27 +641,24 @@ void AttachToRunningThreads(AttachAndRun attach_and_run) {
 // message: saved as the original byte, that int3 would stay in the program after detaching and
 // kill it with SIGTRAP at its next pass.
 TEST_F(PtraceTest, RefusesASiteThatHoldsAnotherTracersBreakpoint) {
-  int output_fd = -1;
-  pid_t child = StartPlain({TestProgram("dt_threads"), "300", "3000"}, output_fd);
-  ASSERT_GT(child, 0);
+  // Launched stopped at its first instruction, so that it cannot run into the planted int3.
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  auto child = LaunchStopped({TestProgram("dt_threads"), "300"}, pipe_fds[1]);
+  close(pipe_fds[1]);
+  ASSERT_TRUE(child) << child.error().message;
   tsf::Module module =
       ParseModule("MODNAME = dt_threads\nMAJOR = 0x66\nTRACE TP=.worker_step, REGS=(RDI,RSI)\n");
-  auto compiled = ResolveInProcess(module, child);
-  // Until the child has executed the program.
-  for (int wait = 0; !compiled && wait < 200; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    compiled = ResolveInProcess(module, child);
-  }
+  auto compiled = ResolveInProcess(module, *child, {}, TestProgram("dt_threads"));
   ASSERT_TRUE(compiled) << compiled.error().message;
   const uint64_t site = (*compiled)[0].site.address;
-  const int mem = open(fmt::format("/proc/{}/mem", child).c_str(), O_RDWR | O_CLOEXEC);
+  const int mem = open(fmt::format("/proc/{}/mem", *child).c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(mem, 0);
-  uint8_t original = 0;
   const uint8_t int3 = 0xCC;
-  ASSERT_EQ(pread(mem, &original, 1, static_cast<off_t>(site)), 1);
   ASSERT_EQ(pwrite(mem, &int3, 1, static_cast<off_t>(site)), 1);
+  close(mem);
   CollectingSink sink;
-  auto engine = PtraceEngine::Attach(child, *compiled, sink, false);
+  auto engine = PtraceEngine::Attach(*child, *compiled, sink, true);
   EXPECT_FALSE(engine);
   if (engine) {
     (void)(*engine)->Detach();
@@ -669,12 +666,9 @@ TEST_F(PtraceTest, RefusesASiteThatHoldsAnotherTracersBreakpoint) {
     EXPECT_NE(engine.error().message.find("holds a breakpoint already"), std::string::npos)
         << engine.error().message;
   }
-  // The child has likely died of the planted int3 already (what a detach would have done).
-  (void)!pwrite(mem, &original, 1, static_cast<off_t>(site));
-  close(mem);
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  close(output_fd);
+  kill(*child, SIGKILL);
+  waitpid(*child, nullptr, 0);
+  close(pipe_fds[0]);
 }
 
 TEST_F(PtraceTest, AttachesToEveryThreadOfARunningProcess) {
