@@ -79,6 +79,7 @@ function(rastrace_use_test_pch target)
     target_compile_definitions(rastrace_test_pch PRIVATE
       RASTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
       RASTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+    rastrace_test_flags(rastrace_test_pch)
     # Not a command: it stays out of bin/ with the tests.
     set_target_properties(rastrace_test_pch PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                           ${PROJECT_BINARY_DIR}/tests)

@@ -6,6 +6,20 @@ function(rastrace_set_warnings)
     add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                         -fno-sanitize-recover=undefined)
     add_link_options(-fsanitize=address,undefined)
+    if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+      # clang links the C++ part of its sanitizer runtime (UBSan's vptr check, ASan's operator
+      # new/delete) only into programs it links as C++; the C programs (examples, test helpers)
+      # call the C++ libraries, so they get it, with libstdc++ it needs, too.
+      add_link_options($<$<LINK_LANGUAGE:C>:-fsanitize-link-c++-runtime>
+                       $<$<LINK_LANGUAGE:C>:-lstdc++>)
+    endif()
+  endif()
+  if(RASTRACE_FUZZ)
+    # Coverage feedback from every library the fuzzers call, not only from their entry points.
+    # The sanitizer runtime defines the coverage callbacks weakly, so the tests and commands of
+    # the same tree link and run without libFuzzer; the test sources themselves go without it
+    # (rastrace_test_flags).
+    add_compile_options(-fsanitize=fuzzer-no-link)
   endif()
   # The shipped shared libraries are linked with --no-undefined. gcc's sanitizers put their
   # runtime in a shared library each instrumented library depends on; clang's is linked into the
@@ -18,6 +32,15 @@ function(rastrace_set_warnings)
   if(RASTRACE_TSAN)
     add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
     add_link_options(-fsanitize=thread)
+  endif()
+endfunction()
+
+# What a test binary's own sources are compiled with besides the tree's flags (and the donor of
+# their precompiled header with them, which must match): no libFuzzer coverage hooks, which only
+# the fuzzers use and which would slow every comparison in the tests.
+function(rastrace_test_flags target)
+  if(RASTRACE_FUZZ)
+    target_compile_options(${target} PRIVATE -fno-sanitize=fuzzer-no-link)
   endif()
 endfunction()
 
@@ -51,6 +74,7 @@ function(rastrace_test name)
   target_compile_definitions(${name} PRIVATE
     RASTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     RASTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  rastrace_test_flags(${name})
   rastrace_use_test_pch(${name})
   rastrace_use_unity(${name})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
@@ -73,13 +97,24 @@ function(rastrace_bench name)
 endfunction()
 
 # rastrace_fuzzer(<name> SOURCE <file> [DEPS ...]): with RASTRACE_FUZZ a libFuzzer binary under
-# build/fuzz; otherwise a replay binary that feeds every file of fuzz/corpus/<name> (and
-# fuzz/regressions/<name>) to the same entry point, registered as a test, so the corpus and every
-# crash ever found run in the ordinary and sanitizer suites.
+# build/fuzz; with RASTRACE_TESTS (also in the same tree) a replay binary that feeds every file of
+# fuzz/corpus/<name> (and fuzz/regressions/<name>) to the same entry point, registered as a test,
+# so the corpus and every crash ever found run in the ordinary and sanitizer suites.
+# scripts/test.sh builds its ASan+UBSan tree with clang and RASTRACE_FUZZ, so the libraries are
+# compiled once for the sanitizer suite and the fuzzers.
 function(rastrace_fuzzer name)
   cmake_parse_arguments(ARG "" "SOURCE" "DEPS" ${ARGN})
+  # The entry point is compiled once and linked into both binaries of a tree that has both (the
+  # tree's flags already carry libFuzzer's coverage hooks there, rastrace_set_warnings).
+  if(RASTRACE_FUZZ AND RASTRACE_TESTS)
+    add_library(${name}_entry OBJECT ${ARG_SOURCE})
+    target_link_libraries(${name}_entry PRIVATE ${ARG_DEPS})
+    set(entry_sources $<TARGET_OBJECTS:${name}_entry>)
+  else()
+    set(entry_sources ${ARG_SOURCE})
+  endif()
   if(RASTRACE_FUZZ)
-    add_executable(${name} ${ARG_SOURCE})
+    add_executable(${name} ${entry_sources})
     target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(${name} PRIVATE ${ARG_DEPS})
@@ -89,9 +124,14 @@ function(rastrace_fuzzer name)
       add_custom_target(fuzzers)
     endif()
     add_dependencies(fuzzers ${name})
-  elseif(RASTRACE_TESTS)
-    add_executable(${name}_replay ${ARG_SOURCE} ${PROJECT_SOURCE_DIR}/fuzz/replay_main.cc)
-    target_link_libraries(${name}_replay PRIVATE ${ARG_DEPS})
+  endif()
+  if(RASTRACE_TESTS)
+    # One replay main for all of them, compiled once per tree.
+    if(NOT TARGET rastrace_fuzz_replay_main)
+      add_library(rastrace_fuzz_replay_main OBJECT ${PROJECT_SOURCE_DIR}/fuzz/replay_main.cc)
+    endif()
+    add_executable(${name}_replay ${entry_sources})
+    target_link_libraries(${name}_replay PRIVATE rastrace_fuzz_replay_main ${ARG_DEPS})
     set_target_properties(${name}_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                           ${PROJECT_BINARY_DIR}/tests)
     add_test(NAME fuzz_replay.${name}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit, golden and end-to-end suite; the same suite under
-# ASan+UBSan; the recorder and buffer tests under TSan; each libFuzzer target for a bounded time
-# (RASTRACE_FUZZ_SECONDS, default 8).
+# ASan+UBSan (built with clang, with the libFuzzer targets in the same tree); the recorder and
+# buffer tests under TSan; each libFuzzer target for a bounded time (RASTRACE_FUZZ_SECONDS,
+# default 8).
 # RASTRACE_QUICK=1 runs only the first step.
 # Every configuration keeps only line tables for its own code (RASTRACE_DEBUG_INFO=lines: stack
 # traces keep file:line, the programs the dyntrace tests trace keep full DWARF), which takes a
@@ -29,8 +30,12 @@ release() {
   ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
 }
 
+# One ASan+UBSan tree, built with clang, serves the sanitizer suite and the fuzzers: the libraries
+# are compiled once, with libFuzzer's coverage hooks, and the fuzz step runs the fuzzers built
+# here (docs/performance.md, "Test-suite time").
 asan() {
   cmake -S . -B build-asan "${common[@]}" -DCMAKE_BUILD_TYPE=Debug -DRASTRACE_SANITIZE=ON \
+    -DRASTRACE_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DRASTRACE_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -64,8 +69,8 @@ fuzz_one() {
   corpus=$(mktemp -d)
   cp -r fuzz/corpus/"$name"/. "$corpus"/ 2>/dev/null || true
   if ! "$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
-      -print_final_stats=0 "$corpus" >"build-fuzz/$name.log" 2>&1; then
-    tail -50 "build-fuzz/$name.log"
+      -print_final_stats=0 "$corpus" >"$fuzz_logs/$name.log" 2>&1; then
+    tail -50 "$fuzz_logs/$name.log"
     echo "fuzzer $name failed"
     rm -rf "$corpus"
     return 1
@@ -74,13 +79,13 @@ fuzz_one() {
   rm -rf "$corpus"
 }
 
-# The fuzzers run $jobs at a time (each is single-threaded); the step fails if any of them does.
+# The fuzzers (built by the ASan+UBSan step) run $jobs at a time (each is single-threaded); the
+# step fails if any of them does.
+fuzz_logs=build-asan/fuzz-logs
 fuzz() {
-  CC=clang CXX=clang++ cmake -S . -B build-fuzz "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DRASTRACE_FUZZ=ON -DRASTRACE_TESTS=OFF -DRASTRACE_BENCH=OFF >/dev/null
-  cmake --build build-fuzz -j"$jobs" --target fuzzers
+  mkdir -p "$fuzz_logs"
   local failed=0 running=0 fuzzer
-  for fuzzer in build-fuzz/fuzz/*; do
+  for fuzzer in build-asan/fuzz/*; do
     [ -x "$fuzzer" ] || continue
     if [ "$running" -ge "$jobs" ]; then
       wait -n || failed=1
