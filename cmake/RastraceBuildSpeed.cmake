@@ -1,6 +1,6 @@
 # What makes the build cheaper without changing what it builds or tests: a faster linker and less
-# debug information where line tables are enough. scripts/test.sh builds four configurations on
-# two cores, so each saving is paid back four times (docs/performance.md, "Test-suite time").
+# debug information where line tables are enough. scripts/test.sh builds three configurations on
+# two cores, so each saving is paid back three times (docs/performance.md, "Test-suite time").
 
 include(CheckLinkerFlag)
 
@@ -106,7 +106,8 @@ endfunction()
 # then recompiles its whole batch; scripts/test.sh turns it on for its clean builds. A file that
 # cannot share a translation unit (helpers of the same name in an anonymous namespace) is listed
 # with rastrace_unity_exclude().
-option(RASTRACE_UNITY_TESTS "Compile the test binaries' sources in batches (unity build)" OFF)
+option(RASTRACE_UNITY_TESTS
+       "Compile the sources of each test binary and command in batches (unity build)" OFF)
 set(RASTRACE_UNITY_BATCH "8" CACHE STRING "Sources per unity translation unit")
 
 function(rastrace_use_unity target)
