@@ -34,6 +34,12 @@ release() {
 # are compiled once, with libFuzzer's coverage hooks, and the fuzz step runs the fuzzers built
 # here (docs/performance.md, "Test-suite time").
 asan() {
+  # A tree that an earlier version of this script configured with gcc cannot change compilers
+  # (CMake refuses): it is built afresh.
+  if [ -f build-asan/CMakeCache.txt ] &&
+      ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++$' build-asan/CMakeCache.txt; then
+    rm -rf build-asan
+  fi
   cmake -S . -B build-asan "${common[@]}" -DCMAKE_BUILD_TYPE=Debug -DRASTRACE_SANITIZE=ON \
     -DRASTRACE_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DRASTRACE_BENCH=OFF >/dev/null
