@@ -202,7 +202,10 @@ bool ShmRing::ReserveRegion(uint64_t* words, size_t offset, size_t bytes) {
   if (index == kShmMaxRegions || index == 0) return false;
   const ShmRegion& region = header()->regions[index];
   const int fd = openat(process_->dir_fd(), file_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return Refuse(region.capacity_words * 8, std::strerror(errno)) != nullptr;
+  if (fd < 0) {
+    Refuse(region.capacity_words * 8, std::strerror(errno));
+    return false;
+  }
   // Reserved for real before the producer can store there (a full file system must not raise
   // SIGBUS in the traced program, docs/reliability.md); tmpfs gives the pages now (3 us per
   // 4 KiB page here), which is why the ring has this done off the writer's drain and the hooks'
@@ -210,7 +213,10 @@ bool ShmRing::ReserveRegion(uint64_t* words, size_t offset, size_t bytes) {
   const int err =
       posix_fallocate(fd, static_cast<off_t>(region.offset + offset), static_cast<off_t>(bytes));
   close(fd);
-  if (err != 0) return Refuse(region.capacity_words * 8, std::strerror(err)) != nullptr;
+  if (err != 0) {
+    Refuse(region.capacity_words * 8, std::strerror(err));
+    return false;
+  }
   return true;
 }
 

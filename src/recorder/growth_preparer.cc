@@ -15,7 +15,7 @@ GrowthPreparer::~GrowthPreparer() {
 bool GrowthPreparer::Submit(buffer::RingBuffer& ring, size_t entry) {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ || count_ == kQueue) return false;
+    if (cancel_.load(std::memory_order_relaxed) || count_ == kQueue) return false;
     queue_[(first_ + count_) % kQueue] = {&ring, entry};
     ++count_;
   }
@@ -26,9 +26,8 @@ bool GrowthPreparer::Submit(buffer::RingBuffer& ring, size_t entry) {
 void GrowthPreparer::Stop() {
   {
     std::lock_guard lock(mutex_);
-    stopping_ = true;
+    cancel_.store(true, std::memory_order_relaxed);
   }
-  cancel_.store(true, std::memory_order_relaxed);
   wake_.notify_one();
   if (thread_.joinable()) thread_.join();
 }
@@ -37,7 +36,7 @@ void GrowthPreparer::Main() {
   prctl(PR_SET_NAME, "rastrace-grow");
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || count_ != 0; });
+    wake_.wait(lock, [this] { return cancel_.load(std::memory_order_relaxed) || count_ != 0; });
     if (count_ == 0) return;  // stopping, nothing left
     const Job job = queue_[first_];
     first_ = (first_ + 1) % kQueue;

@@ -48,8 +48,9 @@ class GrowthPreparer {
   std::array<Job, kQueue> queue_{};  // queue_[first_ .. first_ + count_), modulo kQueue
   size_t first_ = 0;
   size_t count_ = 0;
-  bool stopping_ = false;            // under mutex_
-  std::atomic<bool> cancel_{false};  // read between the steps of a preparation
+  // Set (under mutex_) when stopping: no job is taken any more, and the preparation under way
+  // reads it between its steps.
+  std::atomic<bool> cancel_{false};
   std::thread thread_;
 };
 
