@@ -77,12 +77,14 @@ void RingBuffer::Empty(Mode mode) {
   producer_.cpu = kSlowOnly;
   cold_.named_cpu = kNoCpu;
   cold_.take = 0;
+  cold_.dropping = false;
   grows_ = (reading_.memory || source_ != nullptr) &&
            (mode == Mode::kAlternate || mode == Mode::kBlocking);
   reader_.words = producer_.data;
   reader_.mask = producer_.mask;
   reader_.growths = 0;
   reader_.follow = 0;
+  outran_growth_.store(false, std::memory_order_relaxed);
   for (Growth& growth : growth_) {
     growth.state.store(kGrowthNone, std::memory_order_relaxed);
     growth.words = nullptr;
@@ -118,6 +120,9 @@ bool RingBuffer::MakeRoomFor(size_t words) {
     case Mode::kAlternate:
       if (TakeGrowth(words)) return true;
       CountLost();
+      // Nothing to grow into (at the limit, or refused) and nothing on offer: until the consumer
+      // frees room or offers a region, the next events drop inline.
+      cold_.dropping = growth_[cold_.take].state.load(std::memory_order_relaxed) == kGrowthNone;
       return false;
     case Mode::kBlocking: {
       if (TakeGrowth(words)) return true;
@@ -242,6 +247,8 @@ uint8_t RingBuffer::GrowItself(size_t entry) {
   if (!growth.state.compare_exchange_strong(state, kGrowthClaimed, std::memory_order_acq_rel)) {
     return state;  // the consumer got there first
   }
+  // Nothing was on offer when the producer needed it: it outruns the consumer's offers.
+  outran_growth_.store(true, std::memory_order_relaxed);
   // Offered to itself: TakeGrowth publishes it as taken.
   return MapClaimed(entry, bytes) ? kGrowthOffered : kGrowthNone;
 }
@@ -250,6 +257,7 @@ uint8_t RingBuffer::AwaitGrowth(Growth& growth, size_t words) {
   // The other side is in system calls for this region (mapping it, or reserving and populating
   // its memory a piece at a time): wait while it gets on, or until the writer hands back enough
   // room here. Only a wait without either for kClaimPatience costs the event.
+  outran_growth_.store(true, std::memory_order_relaxed);
   const RingControl::Consumer& consumer = producer_.control->consumer;
   uint64_t seen_prepared = growth.prepared.load(std::memory_order_relaxed);
   uint64_t seen_tail = cold_.cached_tail;
@@ -285,8 +293,12 @@ std::pair<size_t, size_t> RingBuffer::ClaimNextGrowth(size_t max_bytes) {
     current_bytes = growth_[entry].capacity_words * 8;
     entry = (entry + 1) % kGrowthEntries;
   }
-  const size_t bytes = current_bytes * 2;
+  size_t bytes = current_bytes * 2;
   if (bytes > max_bytes || bytes > kMaxBytes) return {kNoEntry, 0};
+  const bool outran = outran_growth_.load(std::memory_order_relaxed);
+  if (outran) {
+    while (bytes * 2 <= max_bytes && bytes * 2 <= kMaxBytes) bytes *= 2;
+  }
   // Free (never used, or its move followed); one offer not yet taken (or being prepared) at a
   // time, and the producer may be mapping it itself.
   uint8_t state = kGrowthNone;
@@ -294,6 +306,7 @@ std::pair<size_t, size_t> RingBuffer::ClaimNextGrowth(size_t max_bytes) {
                                                     std::memory_order_acq_rel)) {
     return {kNoEntry, 0};
   }
+  if (outran) outran_growth_.store(false, std::memory_order_relaxed);
   return {entry, bytes};
 }
 

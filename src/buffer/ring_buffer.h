@@ -149,6 +149,7 @@ class RingBuffer {
   // mode; the event is then counted as lost.
   bool Reserve(size_t words, uint64_t* position) {
     if (!FitsContiguous(words)) [[unlikely]] {
+      if (cold_.dropping && DropsAgain(words)) return false;
       RefreshLimit();
       if (!FitsCached(words) && !MakeRoom(words)) return false;
     }
@@ -179,6 +180,21 @@ class RingBuffer {
   }
   // Cold path of Reserve: refresh the cached tail, then drop, stop or overwrite as the mode says.
   bool MakeRoom(size_t words);
+  // While the producer outruns the consumer in alternate mode with no region to grow into, each
+  // event is dropped here, inline: one load of the consumer's position and of the next growth
+  // entry, and the count. A drop through MakeRoom costs a chain of calls, and at a rate the log
+  // cannot take most events go this way (docs/performance.md, "The hook end to end"). False (and
+  // the streak over) when there is room again or a region on offer: Reserve then goes on as usual.
+  bool DropsAgain(size_t words) {
+    cold_.cached_tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
+    if (FitsCached(words) ||
+        growth_[cold_.take].state.load(std::memory_order_relaxed) != kGrowthNone) {
+      cold_.dropping = false;
+      return false;
+    }
+    CountLost();
+    return true;
+  }
   // Reserve for an event that may wait (a CPU marker): where Reserve would drop, stop or block,
   // this returns false and counts nothing; in circular mode it overwrites as Reserve does.
   bool ReserveIfRoom(size_t words, uint64_t* position);
@@ -244,7 +260,10 @@ class RingBuffer {
   void HandBack(uint64_t position);
   bool holds_released_space() const { return hold_; }
 
-  // Offers the producer a region twice the size of the one it writes, unless one is already
+  // Offers the producer a region twice the size of the one it writes (as large as `max_bytes`
+  // allows, when the producer had to wait for the last region offered: a burst that outruns
+  // the preparation of each doubling would otherwise pay for the pages of every size on the
+  // way, 120 MiB from 4 to 64 MiB instead of 72), unless one is already
   // offered and not taken, kGrowthEntries moves are not yet followed, the doubled size would pass
   // `max_bytes`, the mode does not grow (circular, single) or the ring lives in caller-supplied
   // storage. True when it offered one. The next size may be offered as soon as the producer took
@@ -345,6 +364,8 @@ class RingBuffer {
     uint8_t take = 0;  // the growth_ entry the producer takes next
     uint8_t first_block = 0;
     uint8_t block_count = 0;
+    // Alternate mode: the last event was dropped with no region to grow into (DropsAgain).
+    bool dropping = false;
     std::array<BlockStart, kBlockStarts> blocks;  // blocks[first_block], ... in position order
   };
   uint64_t capacity_words() const { return producer_.data ? producer_.mask + 1 : 0; }
@@ -439,6 +460,9 @@ class RingBuffer {
   ProducerCold cold_;
   Reader reader_;
   std::array<Growth, kGrowthEntries> growth_;
+  // Set by the producer when it had to wait for a region being mapped or prepared: it outruns
+  // doubling, so the next growth goes straight to the limit (ClaimNextGrowth).
+  std::atomic<bool> outran_growth_{false};
   RingControl own_control_;
   bool hold_ = false;
   bool grows_ = false;  // the mode grows and the storage may grow (set while idle)

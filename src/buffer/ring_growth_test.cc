@@ -135,19 +135,42 @@ TEST(RingGrowthTest, WithNothingOfferedTheProducerGrowsTheRingItselfUpToItsLimit
 }
 
 TEST(RingGrowthTest, AProducerGrowingItselfAndAConsumerOfferingTakeTurnsInOrder) {
-  RingBuffer ring(4096, Mode::kAlternate, kTid);
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 4-word events: 128 fit
   ring.set_growth_limit(1 << 20);
   for (uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // grew itself to 8 KiB
-  ASSERT_TRUE(ring.OfferGrowth(1 << 20));                             // 16 KiB, next in turn
-  EXPECT_FALSE(ring.OfferGrowth(1 << 20));
-  for (uint64_t i = 200; i < 500; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // took the offer
-  EXPECT_EQ(ring.capacity_bytes(), 16384u);
-  for (uint64_t i = 500; i < 1000; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // grew itself to 32 KiB
+  EXPECT_EQ(ring.capacity_bytes(), 8192u);
+  // Nothing was on offer when it needed room: the consumer's next offer is as large as its
+  // limit allows (32 KiB), not the double.
+  ASSERT_TRUE(ring.OfferGrowth(32768));
+  EXPECT_FALSE(ring.OfferGrowth(32768));
+  for (uint64_t i = 200; i < 900; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // took the offer
   EXPECT_EQ(ring.capacity_bytes(), 32768u);
+  for (uint64_t i = 900; i < 1500; ++i) ASSERT_TRUE(WriteSeq(ring, i));  // grew itself to 64 KiB
+  EXPECT_EQ(ring.capacity_bytes(), 65536u);
   EXPECT_EQ(ring.lost(), 0u);
-  EXPECT_EQ(DrainAll(ring), Sequence(0, 1000));
+  EXPECT_EQ(DrainAll(ring), Sequence(0, 1500));
   EXPECT_EQ(ring.growths(), 3u);
-  EXPECT_EQ(ring.read_capacity_bytes(), 32768u);
+  EXPECT_EQ(ring.read_capacity_bytes(), 65536u);
+}
+
+// Events dropped in a row (nothing to grow into) take the inline drop; a region offered in the
+// middle of the streak is taken by the next event, and every drop is counted.
+TEST(RingGrowthTest, ARegionOfferedWhileEventsAreDroppedIsTakenByTheNextEvent) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 128 events; cannot grow itself (no limit)
+  uint64_t written = 0;
+  for (uint64_t i = 0; i < 150; ++i) written += WriteSeq(ring, i) ? 1 : 0;
+  EXPECT_EQ(written, 128u);
+  EXPECT_EQ(ring.lost(), 22u);
+  ASSERT_TRUE(ring.OfferGrowth(8192));
+  for (uint64_t i = 150; i < 278; ++i) ASSERT_TRUE(WriteSeq(ring, i)) << i;
+  EXPECT_EQ(ring.capacity_bytes(), 8192u);
+  EXPECT_FALSE(WriteSeq(ring, 278));  // full again, nothing on offer
+  EXPECT_EQ(ring.lost(), 23u);
+  std::vector<uint64_t> expected = Sequence(0, 128);
+  for (uint64_t seq : Sequence(150, 278)) expected.push_back(seq);
+  EXPECT_EQ(DrainAll(ring), expected);
+  EXPECT_TRUE(WriteSeq(ring, 300));  // the room handed back ends the streak
+  EXPECT_EQ(DrainAll(ring), std::vector<uint64_t>{300});
 }
 
 TEST(RingGrowthTest, ModesThatKeepTheirSizeAreNotOffered) {
@@ -299,6 +322,29 @@ TEST(RingGrowthTest, AProducerWaitsForARegionBeingPreparedWhileThePreparationGet
   ASSERT_EQ(source.taken.size(), 1u);
   EXPECT_EQ(source.taken[0], (std::pair<size_t, uint64_t>{kBase * 2, fit * 4}));
   EXPECT_EQ(DrainAll(ring), Sequence(0, fit + 1));
+}
+
+// A producer that had to wait for the region it needed outruns doubling: the next growth goes
+// straight to the limit (a burst then pays for the pages of 8 and 64 MiB, not of every size
+// between). One that never waited keeps doubling (GrowsStepByStepUpToTheLimit).
+TEST(RingGrowthTest, AProducerThatWaitedForItsRegionHasTheNextGrowToTheLimit) {
+  RingBuffer ring(4096, Mode::kAlternate, kTid);  // 128 events
+  const size_t entry = ring.BeginGrowth(1 << 20);
+  ASSERT_NE(entry, RingBuffer::kNoEntry);
+  std::thread preparer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ring.PrepareGrowth(entry);
+  });
+  uint64_t next = 0;
+  for (; next < 200; ++next) ASSERT_TRUE(WriteSeq(ring, next)) << next;  // waits at 128
+  preparer.join();
+  EXPECT_EQ(ring.capacity_bytes(), 8192u);
+  ASSERT_TRUE(ring.OfferGrowth(1 << 20));
+  while (ring.capacity_bytes() < (1 << 20) && WriteSeq(ring, next)) ++next;
+  EXPECT_EQ(ring.capacity_bytes(), size_t{1} << 20);  // 8 KiB -> 1 MiB, not 16 KiB
+  EXPECT_EQ(ring.lost(), 0u);
+  EXPECT_EQ(DrainAll(ring), Sequence(0, next));
+  EXPECT_FALSE(ring.OfferGrowth(1 << 20));  // at the limit
 }
 
 // A region whose memory cannot be had is released and never offered: the producer counts what

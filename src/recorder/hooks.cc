@@ -34,9 +34,15 @@ constexpr size_t kPrefetchAhead = 1024;
   return Recorder::Get().RegisterThread();
 }
 
-// The event did not fit: in single mode the ring is now full and tracing ends.
-[[gnu::noinline, gnu::cold]] void Dropped(buffer::RingBuffer* ring) {
-  if (ring->full()) Recorder::Get().RequestEnd();
+[[gnu::noinline, gnu::cold]] void EndWhenFull() {
+  Recorder::Get().RequestEnd();
+}
+
+// The event did not fit: in single mode the ring is now full and tracing ends. Inline: in
+// alternate mode at a rate the log cannot take, most events end here.
+[[gnu::always_inline]] inline void Dropped(buffer::RingBuffer* ring) {
+  if (ring->full()) [[unlikely]]
+    EndWhenFull();
 }
 
 [[gnu::always_inline]] inline buffer::RingBuffer* CurrentRing() {
