@@ -262,8 +262,15 @@ uint8_t RingBuffer::AwaitGrowth(Growth& growth, size_t words) {
   uint64_t seen_prepared = growth.prepared.load(std::memory_order_relaxed);
   uint64_t seen_tail = cold_.cached_tail;
   auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
-  for (;;) {
-    std::this_thread::yield();
+  for (int round = 0;; ++round) {
+    // A few yields for a region that is only being mapped (microseconds); then sleeps, so that
+    // on a machine with few CPUs the waiting thread leaves its CPU to the preparer and the writer,
+    // whose work (a page a microsecond or so) is what it waits for.
+    if (round < kAwaitYields) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(kAwaitSleep);
+    }
     const uint8_t state = growth.state.load(std::memory_order_acquire);
     if (state != kGrowthClaimed && state != kGrowthPreparing) return state;
     cold_.cached_tail = consumer.tail.load(std::memory_order_acquire);
