@@ -2,18 +2,24 @@
  * library, started by `rastrace record`, timing its own loops with clock_gettime.
  *
  *   hook_e2e rdtsc N          ns per iteration of a bare rdtsc loop (the floor)
+ *   hook_e2e stores N MIB     ns per iteration of rdtsc plus the 64 bytes of a TRCHKL5T event
+ *                             stored into a populated MIB MiB ring of /dev/shm, wrapping, with
+ *                             the hook's prefetch: the event's memory traffic without the library
  *   hook_e2e hook N           ns per TRCHKL5T over N calls (one warm-up call off the clock)
  *   hook_e2e latency N        median, p99 and p99.9 ns of single TRCHKL5T calls, each between two
  *                             fenced TSC reads, minus the same pair around nothing
  *   hook_e2e threads T N      events/s of T threads doing N TRCHKL5T each, started together
  * Prints the figures on one line. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <rastrace/trchk.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 static double now_ns(void) {
@@ -29,6 +35,7 @@ static double thread_cpu_ns(void) {
 }
 
 static volatile uint64_t sink;
+static uint64_t published;
 
 static double bare_rdtsc(long n) {
   uint64_t acc = 0;
@@ -36,6 +43,41 @@ static double bare_rdtsc(long n) {
   for (long i = 0; i < n; i++) acc += __rdtsc();
   const double t1 = now_ns();
   sink = acc;
+  return (t1 - t0) / (double)n;
+}
+
+/* The stores of an event as the hook makes them (hookword, five words, thread id, timestamp,
+ * then the head published), into a ring file as `rastrace record` gives the hooks. */
+static double stores(long n, size_t mib) {
+  const size_t bytes = mib << 20;
+  char path[64];
+  snprintf(path, sizeof path, "/dev/shm/hook_e2e-stores-%d", (int)getpid());
+  const int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0 || posix_fallocate(fd, 0, (off_t)bytes) != 0) exit(1);
+  uint64_t* ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  unlink(path);
+  close(fd);
+  if (ring == MAP_FAILED) exit(1);
+  for (size_t i = 0; i < bytes / 8; i += 512) ring[i] = 0; /* every page faulted in */
+  const uint64_t mask = bytes / 8 - 1;
+  uint64_t head = 0;
+  const double t0 = now_ns();
+  for (long i = 0; i < n; i++) {
+    uint64_t* e = ring + (head & mask);
+    __builtin_prefetch((const char*)e + 1024, 1);
+    e[0] = 0x8000002801200000ull;
+    e[1] = (uint64_t)i;
+    e[2] = 2;
+    e[3] = 3;
+    e[4] = 4;
+    e[5] = 5;
+    e[6] = 77;
+    e[7] = __rdtsc();
+    head += 8;
+    __atomic_store_n(&published, head, __ATOMIC_RELEASE);
+  }
+  const double t1 = now_ns();
+  munmap(ring, bytes);
   return (t1 - t0) / (double)n;
 }
 
@@ -122,6 +164,8 @@ static void threads(int count, long n) {
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "rdtsc") == 0) {
     printf("%.2f\n", bare_rdtsc(atol(argv[2])));
+  } else if (argc == 4 && strcmp(argv[1], "stores") == 0) {
+    printf("%.2f\n", stores(atol(argv[2]), (size_t)atol(argv[3])));
   } else if (argc == 3 && strcmp(argv[1], "hook") == 0) {
     double cpu = 0;
     const double wall = hooks(atol(argv[2]), &cpu);
@@ -137,7 +181,7 @@ int main(int argc, char** argv) {
     if (count < 1 || count > 64) return 2;
     threads(count, atol(argv[3]));
   } else {
-    fprintf(stderr, "usage: %s rdtsc|hook|latency N | threads T N\n", argv[0]);
+    fprintf(stderr, "usage: %s rdtsc|hook|latency N | stores N MIB | threads T N\n", argv[0]);
     return 2;
   }
   return 0;

@@ -5,7 +5,9 @@
 # mode (alternate, -l circular, -f single, alternate --memory-only) and size (default, -T 4M,
 # -T 256M). The bare rdtsc loop
 # (the physical floor: the timestamp itself) runs in the same program under `rastrace record`,
-# interleaved with the hook runs. Prints the median ns/event of RUNS runs, the floor and the
+# interleaved with the hook runs, and so do rows "stores" (rdtsc and the event's 64 bytes stored
+# by the program itself into a populated ring file of 4 or 256 MiB: the memory traffic alone,
+# without the library). Prints the median ns/event of RUNS runs, the floor and the
 # difference; then p50/p99/p99.9 of single hooks with the writer draining and the events/s of two
 # threads against one (default rings, --memory-only, -l), and (LTTNG=1) bench/lttng_compare.sh
 # with its ratio.
@@ -42,8 +44,12 @@ fi
 sizes=("default:" "4M:-T 4M" "256M:-T 256M")
 declare -A samples lost_in
 floor_samples=()
+stores_4=()
+stores_256=()
 for run in $(seq "$runs"); do
   floor_samples+=("$(record -- "$work/hook_e2e" rdtsc "$events")")
+  stores_4+=("$(record -- "$work/hook_e2e" stores "$events" 4)")
+  stores_256+=("$(record -- "$work/hook_e2e" stores "$events" 256)")
   for m in "${modes[@]}"; do
     for s in "${sizes[@]}"; do
       n=$events
@@ -62,6 +68,14 @@ echo "TRCHKL5T end to end: rastrace record -- hook_e2e (shared library), $events
 echo "(single mode with a 4 MiB ring: $single_fit), median of $runs runs, ns/event"
 printf '%-10s %-8s %9s %7s %7s %9s   %s\n' mode size ns/event floor diff "lost(last)" runs
 printf '%-10s %-8s %9.2f %7s %7s %9s   %s\n' "bare rdtsc" "" "$floor" "" "" "" "${floor_samples[*]}"
+# rdtsc and the event's 64 bytes stored by the program itself into a ring file of that size: what
+# the memory traffic costs, without the library (the rest of a hook's difference is its code).
+for size in 4 256; do
+  declare -n st="stores_$size"
+  med=$(printf '%s\n' "${st[@]}" | median)
+  printf '%-10s %-8s %9.2f %7.2f %+7.2f %9s   %s\n' "stores" "${size}M" "$med" "$floor" \
+    "$(echo "$med - $floor" | bc -l)" "" "${st[*]}"
+done
 for m in "${modes[@]}"; do
   for s in "${sizes[@]}"; do
     key="${m%%:*} ${s%%:*}"
