@@ -261,12 +261,14 @@ uint8_t RingBuffer::AwaitGrowth(Growth& growth, size_t words) {
   const RingControl::Consumer& consumer = producer_.control->consumer;
   uint64_t seen_prepared = growth.prepared.load(std::memory_order_relaxed);
   uint64_t seen_tail = cold_.cached_tail;
-  auto deadline = std::chrono::steady_clock::now() + kClaimPatience;
-  for (int round = 0;; ++round) {
-    // A few yields for a region that is only being mapped (microseconds); then sleeps, so that
-    // on a machine with few CPUs the waiting thread leaves its CPU to the preparer and the writer,
-    // whose work (a page a microsecond or so) is what it waits for.
-    if (round < kAwaitYields) {
+  const auto began = std::chrono::steady_clock::now();
+  auto deadline = began + kClaimPatience;
+  for (auto now = began;;) {
+    // Yields while the wait is short (the writer handing back room, a region being mapped: a
+    // sleep would stretch those to the timer's granularity, and the p99.9 of single hooks with
+    // it); past kAwaitSpin it sleeps, so that on a machine with few CPUs the waiting thread
+    // leaves its CPU to the preparer and the writer, whose page work is what it waits for.
+    if (now - began < kAwaitSpin) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(kAwaitSleep);
@@ -276,7 +278,7 @@ uint8_t RingBuffer::AwaitGrowth(Growth& growth, size_t words) {
     cold_.cached_tail = consumer.tail.load(std::memory_order_acquire);
     if (FitsCached(words)) return kGrowthRoom;
     const uint64_t prepared = growth.prepared.load(std::memory_order_relaxed);
-    const auto now = std::chrono::steady_clock::now();
+    now = std::chrono::steady_clock::now();
     if (prepared != seen_prepared || cold_.cached_tail != seen_tail) {
       seen_prepared = prepared;
       seen_tail = cold_.cached_tail;

@@ -393,8 +393,8 @@ class RingBuffer {
   // punching a left region out of the same file (10 ms were exceeded now and then, one event
   // lost each time: docs/performance.md, "Ring growth off the writer").
   static constexpr std::chrono::milliseconds kClaimPatience{100};
-  // How AwaitGrowth waits: kAwaitYields yields, then sleeps of kAwaitSleep.
-  static constexpr int kAwaitYields = 16;
+  // How AwaitGrowth waits: yields for kAwaitSpin, then sleeps of kAwaitSleep.
+  static constexpr std::chrono::microseconds kAwaitSpin{1000};
   static constexpr std::chrono::microseconds kAwaitSleep{20};
   struct alignas(kCacheLine) Growth {
     std::atomic<uint8_t> state{kGrowthNone};
