@@ -1,7 +1,10 @@
 // A ring that grows: the producer moves to a region the consumer offered instead of dropping,
 // and the consumer reads every event, in order, across the move.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -322,6 +325,23 @@ TEST(RingGrowthTest, AProducerWaitsForARegionBeingPreparedWhileThePreparationGet
   ASSERT_EQ(source.taken.size(), 1u);
   EXPECT_EQ(source.taken[0], (std::pair<size_t, uint64_t>{kBase * 2, fit * 4}));
   EXPECT_EQ(DrainAll(ring), Sequence(0, fit + 1));
+}
+
+// A region the producer maps itself (nothing was on offer) has its pages faulted in at once, by
+// the one hook that grows the ring, not one page fault at a time by the hooks that follow.
+TEST(RingGrowthTest, ARegionTheProducerMapsItselfIsFaultedInAtOnce) {
+  constexpr size_t kBase = 64 * 1024;
+  RingBuffer ring(kBase, Mode::kAlternate, kTid);
+  ring.set_growth_limit(kBase * 2);
+  uint64_t next = 0;
+  while (ring.capacity_bytes() == kBase) ASSERT_TRUE(WriteSeq(ring, next++)) << next;
+  ASSERT_EQ(ring.capacity_bytes(), kBase * 2);
+  const long page = sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> resident(kBase * 2 / static_cast<size_t>(page));
+  ASSERT_EQ(mincore(ring.data(), kBase * 2, resident.data()), 0);
+  // One event was stored in the new region; every page of it is there all the same.
+  EXPECT_EQ(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }),
+            static_cast<long>(resident.size()));
 }
 
 // A producer that had to wait for the region it needed outruns doubling: the next growth goes
