@@ -312,6 +312,14 @@ TEST_F(BpfCommandTest, TraceOffActsOnlyOnTheSessionsOfItsUser) {
   }
   close(out_pipe[1]);
   close(go[0]);
+  // Attached only once the program is mapped: before that (exec or the dynamic linker still
+  // running) `trace` says it waits for the module, a line between the two this test checks.
+  ASSERT_TRUE(WaitFor([&] {
+    std::ifstream maps(fmt::format("/proc/{}/maps", program));
+    std::stringstream text;
+    text << maps.rdbuf();
+    return text.str().find("dt_items") != std::string::npos;
+  }));
   // A tracer that attached but cannot record its session (the state directory is a file) says
   // why and detaches; the definitions' warnings follow, each on its own line (they once ran into
   // the error as "\nW...").
