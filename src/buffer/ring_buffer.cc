@@ -122,7 +122,7 @@ bool RingBuffer::MakeRoomFor(size_t words) {
       CountLost();
       // Nothing to grow into (at the limit, or refused) and nothing on offer: until the consumer
       // frees room or offers a region, the next events drop inline.
-      cold_.dropping = growth_[cold_.take].state.load(std::memory_order_relaxed) == kGrowthNone;
+      cold_.dropping = NothingToTake();
       return false;
     case Mode::kBlocking: {
       if (TakeGrowth(words)) return true;

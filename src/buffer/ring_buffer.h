@@ -183,12 +183,12 @@ class RingBuffer {
   // While the producer outruns the consumer in alternate mode with no region to grow into, each
   // event is dropped here, inline: one load of the consumer's position and of the next growth
   // entry, and the count. A drop through MakeRoom costs a chain of calls, and at a rate the log
-  // cannot take most events go this way (docs/performance.md, "The hook end to end"). False (and
-  // the streak over) when there is room again or a region on offer: Reserve then goes on as usual.
+  // cannot take most events go this way (docs/performance.md, "Ring growth: the next size, the
+  // wait, the drop"). False (and the streak over) when there is room again or a region on offer:
+  // Reserve then goes on as usual.
   bool DropsAgain(size_t words) {
     cold_.cached_tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
-    if (FitsCached(words) ||
-        growth_[cold_.take].state.load(std::memory_order_relaxed) != kGrowthNone) {
+    if (FitsCached(words) || !NothingToTake()) {
       cold_.dropping = false;
       return false;
     }
@@ -440,6 +440,11 @@ class RingBuffer {
   // Producer: moves to the offered region, or to one it maps (up to growth_limit_), and says
   // whether `words` now fit.
   bool TakeGrowth(size_t words);
+  // Producer: the entry it would take next holds nothing (no region offered, mapped or being
+  // prepared), so a full ring has nothing to move to until the consumer acts.
+  bool NothingToTake() const {
+    return growth_[cold_.take].state.load(std::memory_order_relaxed) == kGrowthNone;
+  }
   // Producer: claims the next entry and maps a region twice its own size into it; the state the
   // entry is then in (kGrowthOffered when the producer filled it).
   uint8_t GrowItself(size_t entry);
