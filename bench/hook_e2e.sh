@@ -17,6 +17,9 @@
 #   BEFORE_LIB=DIR                       also runs alternate, circular and single mode with the
 #                                        librastrace.so in DIR (an older build's lib/; its rings
 #                                        in memory: --memory-only), as rows "old-...", same run
+#   OUT_OF_LINE=1                        also runs alternate, circular and single mode with the
+#                                        program built with -DRASTRACE_OUT_OF_LINE_HOOKS (every
+#                                        hook a call into the library): rows "ool-..."
 # Run it under /work/bin/cpu-exclusive on the shared machine. Not part of the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +29,12 @@ events=${EVENTS:-2000000}
 runs=${RUNS:-5}
 lttng=${LTTNG:-1}
 . "$root/bench/hook_e2e_common.sh"
-if [ -n "${BEFORE_LIB:-}" ]; then hook_e2e_program "$work/hook_e2e_old" "$BEFORE_LIB"; fi
+if [ -n "${BEFORE_LIB:-}" ]; then
+  hook_e2e_program "$work/hook_e2e_old" "$BEFORE_LIB" -DRASTRACE_OUT_OF_LINE_HOOKS
+fi
+if [ "${OUT_OF_LINE:-0}" = 1 ]; then
+  hook_e2e_program "$work/hook_e2e_ool" "$build/lib" -DRASTRACE_OUT_OF_LINE_HOOKS
+fi
 record() { "$build/bin/rastrace" record -o "$work/log" "$@"; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 # Events of a 4 MiB single-mode ring (64-byte TRCHKL5T events, a few header words aside).
@@ -40,6 +48,9 @@ modes=("alternate:hook_e2e:" "circular:hook_e2e:-l" "single:hook_e2e:-f"
 if [ -n "${BEFORE_LIB:-}" ]; then
   modes+=("old-alt:hook_e2e_old:--memory-only" "old-circ:hook_e2e_old:--memory-only -l"
           "old-single:hook_e2e_old:--memory-only -f")
+fi
+if [ "${OUT_OF_LINE:-0}" = 1 ]; then
+  modes+=("ool-alt:hook_e2e_ool:" "ool-circ:hook_e2e_ool:-l" "ool-single:hook_e2e_ool:-f")
 fi
 sizes=("default:" "4M:-T 4M" "256M:-T 256M")
 declare -A samples lost_in

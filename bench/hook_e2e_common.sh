@@ -7,10 +7,14 @@ for f in "$build/lib/librastrace.so" "$build/bin/rastrace" "$build/bench/session
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# hook_e2e_program OUT LIBDIR: hook_e2e.c built against include/ and the librastrace.so in LIBDIR.
+# hook_e2e_program OUT LIBDIR [CFLAGS...]: hook_e2e.c built against include/ and the
+# librastrace.so in LIBDIR (-DRASTRACE_OUT_OF_LINE_HOOKS: every hook a call into the library, as
+# before the inline fast path, and as a library older than it needs).
 hook_e2e_program() {
-  cc -O2 -Wall -I"$root/include" -o "$1" "$root/bench/hook_e2e.c" \
-    -L"$2" -Wl,-rpath,"$2" -lrastrace -lpthread
+  local out=$1 lib=$2
+  shift 2
+  cc -O2 -Wall "$@" -I"$root/include" -o "$out" "$root/bench/hook_e2e.c" \
+    -L"$lib" -Wl,-rpath,"$lib" -lrastrace -lpthread
 }
 hook_e2e_program "$work/hook_e2e" "$build/lib"
 # Events the log of the last run counts as lost (its 006 events: programs' threads and the

@@ -42,17 +42,17 @@ requires(sizeof...(Words) <= 5) inline void Hook(uint32_t hkwd, Words... words) 
   if (!RASTRACE_CHANNEL_ON(0)) return;
   constexpr size_t n = sizeof...(Words);
   if constexpr (n == 0)
-    rastrace_hook0(hkwd);
+    RASTRACE_CALL_HOOK_(hook0, hkwd);
   else if constexpr (n == 1)
-    rastrace_hook1(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook1, hkwd, detail::ToWord(words)...);
   else if constexpr (n == 2)
-    rastrace_hook2(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook2, hkwd, detail::ToWord(words)...);
   else if constexpr (n == 3)
-    rastrace_hook3(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook3, hkwd, detail::ToWord(words)...);
   else if constexpr (n == 4)
-    rastrace_hook4(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook4, hkwd, detail::ToWord(words)...);
   else
-    rastrace_hook5(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook5, hkwd, detail::ToWord(words)...);
 }
 
 // TRCHKL0T..TRCHKL5T on channel 0.
@@ -61,17 +61,17 @@ requires(sizeof...(Words) <= 5) inline void HookT(uint32_t hkwd, Words... words)
   if (!RASTRACE_CHANNEL_ON(0)) return;
   constexpr size_t n = sizeof...(Words);
   if constexpr (n == 0)
-    rastrace_hook0t(hkwd);
+    RASTRACE_CALL_HOOK_(hook0t, hkwd);
   else if constexpr (n == 1)
-    rastrace_hook1t(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook1t, hkwd, detail::ToWord(words)...);
   else if constexpr (n == 2)
-    rastrace_hook2t(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook2t, hkwd, detail::ToWord(words)...);
   else if constexpr (n == 3)
-    rastrace_hook3t(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook3t, hkwd, detail::ToWord(words)...);
   else if constexpr (n == 4)
-    rastrace_hook4t(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook4t, hkwd, detail::ToWord(words)...);
   else
-    rastrace_hook5t(hkwd, detail::ToWord(words)...);
+    RASTRACE_CALL_HOOK_(hook5t, hkwd, detail::ToWord(words)...);
 }
 
 // TRCGEN / TRCGENT: one data word and a buffer on `channel`.

@@ -186,6 +186,7 @@ class RingBuffer {
   // cannot take most events go this way (docs/performance.md, "Ring growth: the next size, the
   // wait, the drop"). False (and the streak over) when there is room again or a region on offer:
   // Reserve then goes on as usual.
+  bool dropping() const { return cold_.dropping; }
   bool DropsAgain(size_t words) {
     cold_.cached_tail = producer_.control->consumer.tail.load(std::memory_order_acquire);
     if (FitsCached(words) || !NothingToTake()) {
@@ -301,6 +302,23 @@ class RingBuffer {
   // The size of the region the consumer reads.
   size_t read_capacity_bytes() const { return read_region().capacity_words() * 8; }
 
+  // Everything the hooks' fast path reads, in one line the consumer never touches. Public: the
+  // inline fast path of <rastrace/trchk.h> (struct rastrace_producer_v1) is this layout, which
+  // recorder/hooks.cc checks field by field; control's first word is the published head.
+  struct alignas(kCacheLine) Producer {
+    uint64_t head = 0;         // next word to write; published in control->shared.head
+    uint64_t limit = 0;        // FitsContiguous's bound (RefreshLimit)
+    uint64_t* data = nullptr;  // nullptr: the kernel refused the memory, nothing fits
+    uint64_t mask = 0;         // capacity in words - 1
+    uint64_t thread_id = 0;
+    RingControl* control = nullptr;  // own_control_ or a placement's
+    uint64_t events = 0;             // traced events published (CPU markers are not)
+    uint32_t cpu = kSlowOnly;        // fast_cpu(); fits in the same line as the rest
+  };
+  static_assert(sizeof(Producer) == kCacheLine);
+  // The producer's line, for the hooks' inline fast path (recorder/hooks.cc hands it out).
+  Producer* producer_line() { return &producer_; }
+
   // ---- Either side.
 
   uint64_t lost() const { return producer_.control->shared.lost.load(std::memory_order_relaxed); }
@@ -335,18 +353,6 @@ class RingBuffer {
   void Reset(const RingPlacement& placement, Mode mode);
 
  private:
-  // Everything the hooks' fast path reads, in one line the consumer never touches.
-  struct alignas(kCacheLine) Producer {
-    uint64_t head = 0;         // next word to write; published in control->shared.head
-    uint64_t limit = 0;        // FitsContiguous's bound (RefreshLimit)
-    uint64_t* data = nullptr;  // nullptr: the kernel refused the memory, nothing fits
-    uint64_t mask = 0;         // capacity in words - 1
-    uint64_t thread_id = 0;
-    RingControl* control = nullptr;  // own_control_ or a placement's
-    uint64_t events = 0;             // traced events published (CPU markers are not)
-    uint32_t cpu = kSlowOnly;        // fast_cpu(); fits in the same line as the rest
-  };
-  static_assert(sizeof(Producer) == kCacheLine);
   // Where an event starts that circular mode may move the tail to, and how many traced events
   // come before it: the first event at or after each block boundary the head crossed.
   struct BlockStart {

@@ -19,6 +19,9 @@ inline constexpr uint32_t kFirstInvalidCpu = 0xFFFFFFF0;
 // glibc's __rseq_offset, copied into the library (hidden, so the hooks reach it with one
 // RIP-relative load instead of a GOT load and then the value). Set before any hook runs.
 [[gnu::visibility("hidden")]] extern ptrdiff_t g_rseq_offset;
+// Sets g_rseq_offset and its exported copy for the programs' inline hooks (rastrace_rseq_offset,
+// <rastrace/trchk_inline.h>). In hooks.cc.
+void SetRseqOffset(ptrdiff_t offset);
 
 [[gnu::always_inline]] inline uint32_t CurrentCpu() {
   uint32_t cpu;

@@ -208,7 +208,7 @@ Result<void> Recorder::StartLocked(const RecorderOptions& options) {
   // The fast path prefetches with PREFETCHW (every x86-64 CPU since 2014 has it; an older one
   // takes the slow path, which does not).
   g_fast_hooks = g_clock_is_tsc && !g_filter_active && HasPrefetchW();
-  g_rseq_offset = __rseq_offset;
+  SetRseqOffset(__rseq_offset);
 
   {
     std::lock_guard lock(slots_mutex_);

@@ -17,7 +17,8 @@ for cmd in rastrace trcrpt trcupdate trace trcon trcoff trcstop trcust tracefmt;
   need "share/bash-completion/completions/$cmd"
 done
 for f in lib/librastrace.so lib/librastrace.a lib/libposixtrace.so lib/libposixtrace.a \
-         include/rastrace/trchk.h include/rastrace/trace.hpp include/trace.h \
+         include/rastrace/trchk.h include/rastrace/trchk_inline.h include/rastrace/trace.hpp \
+         include/trace.h \
          share/rastrace/trcfmt share/man/man3/posix_trace_create.3 \
          lib/cmake/rastrace/rastraceConfig.cmake lib/cmake/rastrace/rastraceTargets.cmake \
          lib/pkgconfig/rastrace.pc lib/pkgconfig/posixtrace.pc; do
