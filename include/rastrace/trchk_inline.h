@@ -10,8 +10,9 @@
  *
  * The price is that the layout below is compiled into every program: it is version 1 of it, named
  * in the thread-local pointer's name. A library with another layout exports a new name (and keeps
- * this one null, so that programs built against this header take the out-of-line path): old
- * programs keep working, never write a layout they do not know.
+ * this one pointing at a closed line, so that programs built against this header take the
+ * library's path for every hook): old programs keep working, never write a layout they do not
+ * know.
  *
  * Define RASTRACE_OUT_OF_LINE_HOOKS before including <rastrace/trchk.h> to call the library for
  * every hook; other compilers and CPUs than GCC or Clang on x86-64 always do.
@@ -48,7 +49,8 @@ struct rastrace_producer_v1 {
   uint32_t cpu;        /* the fast path runs only on this CPU (never matches while it may not) */
 };
 
-/* Null while the thread has no ring. Initial-exec: one %fs-relative load. */
+/* The thread's line; while it has no ring, a closed line (cpu matches no CPU), so that the fast
+ * path needs no test for it. Initial-exec: one %fs-relative load. */
 extern __thread struct rastrace_producer_v1* rastrace_thread_producer_v1
     __attribute__((__tls_model__("initial-exec")));
 /* Where glibc's rseq area lies from the thread pointer (its cpu_id at +4). */
@@ -76,16 +78,15 @@ void rastrace_hook5t_slow(uint32_t hkwd, uint64_t d1, uint64_t d2, uint64_t d3, 
 RASTRACE_INLINE_ int rastrace_fast_hook_(uint32_t hkwd, unsigned n, unsigned t, uint64_t d1,
                                          uint64_t d2, uint64_t d3, uint64_t d4, uint64_t d5) {
   struct rastrace_producer_v1* const p = rastrace_thread_producer_v1;
-  const uint64_t total = 2 + n + t;
+  const uint64_t head = p->head;
+  const uint64_t end = head + 2 + n + t;
   /* The hookword's upper half: flags (0x8000: timestamp) and the data length in bytes. */
   const uint32_t upper = (t ? 0x80000000u : 0u) | (n * 8u);
   uint64_t* e;
   uint32_t cpu;
-  uint64_t end;
-  if (__builtin_expect(!p, 0)) return 0;
   __asm__ __volatile__("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(rastrace_rseq_offset));
-  if (__builtin_expect(cpu != p->cpu || p->head + total > p->limit, 0)) return 0;
-  e = p->data + (p->head & p->mask);
+  if (__builtin_expect(cpu != p->cpu || end > p->limit, 0)) return 0;
+  e = p->data + (head & p->mask);
   /* The line 1 KiB ahead, asked for writing (a prefetch never faults). */
   __asm__ __volatile__("prefetchw %0" : : "m"(*((const char*)e + 1024)));
   __builtin_memcpy(e, &hkwd, 4);
@@ -97,7 +98,6 @@ RASTRACE_INLINE_ int rastrace_fast_hook_(uint32_t hkwd, unsigned n, unsigned t, 
   if (n >= 5) e[5] = d5;
   e[1 + n] = p->thread_id;
   if (t) e[2 + n] = __builtin_ia32_rdtsc();
-  end = p->head + total;
   p->head = end;
   p->events++;
   __atomic_store_n(p->published, end, __ATOMIC_RELEASE);

@@ -41,6 +41,18 @@ static_assert(offsetof(buffer::RingControl::Shared, head) == 0);
 static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) &&
               std::atomic<uint64_t>::is_always_lock_free);
 
+// What rastrace_thread_producer_v1 points at while the thread has no ring: no room, and a CPU no
+// CPU has, so the inline fast path always calls the library. Never written (the fast path writes
+// only after both compares pass).
+constinit rastrace_producer_v1 g_closed_producer_line = {.head = 0,
+                                                         .limit = 0,
+                                                         .data = nullptr,
+                                                         .mask = 0,
+                                                         .thread_id = 0,
+                                                         .published = nullptr,
+                                                         .events = 0,
+                                                         .cpu = buffer::RingBuffer::kSlowOnly};
+
 namespace {
 
 // Initial-exec: a hook reaches its ring with one %fs-relative load, no __tls_get_addr call.
@@ -255,7 +267,8 @@ void SetRseqOffset(ptrdiff_t offset) {
 void SetThreadRing(buffer::RingBuffer* ring) {
   t_ring = ring;
   rastrace_thread_producer_v1 =
-      ring == nullptr ? nullptr : reinterpret_cast<rastrace_producer_v1*>(ring->producer_line());
+      ring == nullptr ? &g_closed_producer_line
+                      : reinterpret_cast<rastrace_producer_v1*>(ring->producer_line());
 }
 
 buffer::RingBuffer* CurrentThreadRing() {
@@ -277,15 +290,15 @@ void RecordControlEvent(uint16_t hook, uint64_t channel) {
 
 }  // namespace rastrace::recorder
 
+using rastrace::recorder::DropOrRecordSlow;
 using rastrace::recorder::Record;
 using rastrace::recorder::Recorder;
 using rastrace::recorder::RecordGeneric;
-using rastrace::recorder::DropOrRecordSlow;
 
 extern "C" {
 
 __thread rastrace_producer_v1* rastrace_thread_producer_v1
-    __attribute__((tls_model("initial-exec"))) = nullptr;
+    __attribute__((tls_model("initial-exec"))) = &rastrace::recorder::g_closed_producer_line;
 ptrdiff_t rastrace_rseq_offset = 0;
 
 void rastrace_hook0(uint32_t hkwd) {

@@ -218,8 +218,12 @@ TEST_F(InlineHooksTest, EachThreadHasItsOwnProducerLineFromItsFirstHook) {
     after = rastrace_thread_producer_v1;
     thread_id = after != nullptr ? after->thread_id : 0;
   }).join();
-  EXPECT_EQ(before, nullptr);
-  EXPECT_NE(after, nullptr);
+  // Before its first hook a thread has the closed line: no room, a CPU no CPU has.
+  ASSERT_NE(before, nullptr);
+  EXPECT_EQ(before->cpu, buffer::RingBuffer::kSlowOnly);
+  EXPECT_EQ(before->limit, 0u);
+  ASSERT_NE(after, nullptr);
+  EXPECT_NE(after, before);
   EXPECT_NE(after, mine);
   const auto logged = UserEvents(StopAndRead());
   ASSERT_EQ(logged.size(), 2u);
