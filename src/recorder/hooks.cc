@@ -1,9 +1,13 @@
 // The hook entry points of <rastrace/trchk.h>, the trace control functions, and the start of
 // recording from RASTRACE_* environment variables when a traced program loads.
 //
-// Hot path of a hook (channel on, thread already registered): the -j/-k test, one clock read for
-// T hooks, a capacity test against the cached consumer position, the stores, one release store.
-// No lock, no system call (with the TSC), no allocation.
+// Hot path of a hook (channel on, thread already registered): the CPU compare (which also closes
+// the path while -j/-k filters are on or the clock is not the TSC), a capacity test against the
+// cached consumer position, the stores, one clock read for T hooks, one release store. No lock,
+// no system call (with the TSC), no allocation. Programs built against <rastrace/trchk.h> run it
+// inline (<rastrace/trchk_inline.h>) and call rastrace_hookN[t]_slow only when it cannot take the
+// event; Record below is the same path for rastrace_hookN[t] (RASTRACE_OUT_OF_LINE_HOOKS, older
+// programs). The producer line both write is checked field by field below.
 #include <rastrace/trchk.h>
 
 #include <algorithm>
