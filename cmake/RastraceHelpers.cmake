@@ -35,6 +35,23 @@ function(rastrace_set_warnings)
   endif()
 endfunction()
 
+# The C compiler command, as one string, for tests that build programs themselves (a program
+# linked with, or loading, an instrumented library must be instrumented too): in `out`.
+function(rastrace_instrumented_cc out)
+  set(cc ${CMAKE_C_COMPILER})
+  if(RASTRACE_SANITIZE)
+    set(cc "${CMAKE_C_COMPILER} -fsanitize=address,undefined")
+    if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+      # The libraries' C++ code needs the C++ part of clang's sanitizer runtime
+      # (rastrace_set_warnings).
+      set(cc "${cc} -fsanitize-link-c++-runtime -lstdc++")
+    endif()
+  elseif(RASTRACE_TSAN)
+    set(cc "${CMAKE_C_COMPILER} -fsanitize=thread")
+  endif()
+  set(${out} "${cc}" PARENT_SCOPE)
+endfunction()
+
 # What a test binary's own sources are compiled with besides the tree's flags (and the donor of
 # their precompiled header with them, which must match): no libFuzzer coverage hooks, which only
 # the fuzzers use and which would slow every comparison in the tests.

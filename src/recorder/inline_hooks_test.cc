@@ -13,6 +13,7 @@
 #include "buffer/ring_buffer.h"
 #include "event/temp_dir.h"
 #include "recorder/clock.h"
+#include "recorder/pinned_cpu.h"
 #include "recorder/recorder.h"
 #include "recorder/test_log.h"
 
@@ -25,25 +26,8 @@ namespace {
 
 using event::testing::TempDir;
 using testing::LoggedEvent;
+using testing::PinnedToOneCpu;
 using testing::ReadLog;
-
-// Keeps the calling thread on one CPU, so that the fast path's CPU compare holds throughout.
-class PinnedToOneCpu {
- public:
-  PinnedToOneCpu() {
-    sched_getaffinity(0, sizeof(saved_), &saved_);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(sched_getcpu(), &one);
-    sched_setaffinity(0, sizeof(one), &one);
-  }
-  ~PinnedToOneCpu() { sched_setaffinity(0, sizeof(saved_), &saved_); }
-  PinnedToOneCpu(const PinnedToOneCpu&) = delete;
-  PinnedToOneCpu& operator=(const PinnedToOneCpu&) = delete;
-
- private:
-  cpu_set_t saved_;
-};
 
 class InlineHooksTest : public ::testing::Test {
  protected:

@@ -18,6 +18,7 @@
 #include "event/format.h"
 #include "event/temp_dir.h"
 #include "recorder/clock.h"
+#include "recorder/pinned_cpu.h"
 #include "recorder/test_log.h"
 
 namespace rastrace::recorder {
@@ -26,26 +27,9 @@ namespace {
 using event::testing::TempDir;
 using testing::LoggedEvent;
 using testing::LostIn;
+using testing::PinnedToOneCpu;
 using testing::ReadLog;
 using testing::SplitS2;
-
-// Keeps the calling thread on the CPU it runs on now, so that it names its CPU exactly once.
-class PinnedToOneCpu {
- public:
-  PinnedToOneCpu() {
-    sched_getaffinity(0, sizeof(saved_), &saved_);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(sched_getcpu(), &one);
-    sched_setaffinity(0, sizeof(one), &one);
-  }
-  ~PinnedToOneCpu() { sched_setaffinity(0, sizeof(saved_), &saved_); }
-  PinnedToOneCpu(const PinnedToOneCpu&) = delete;
-  PinnedToOneCpu& operator=(const PinnedToOneCpu&) = delete;
-
- private:
-  cpu_set_t saved_;
-};
 
 class RecorderTest : public ::testing::Test {
  protected:
